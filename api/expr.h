@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* expr.h - DynamoDB expressions: parse (expr_lex.c, expr_parse.c), resolve
+ * #names and :values against the request (expr_resolve.c), evaluate
+ * (expr_eval.c). Every error carries DynamoDB's exact message, e.g.
+ * "Invalid UpdateExpression: Syntax error; token: ...". */
+#ifndef SHARDLOCAL_EXPR_H
+#define SHARDLOCAL_EXPR_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "api/item.h"
+#include "storage/storage.h"
+
+enum expr_kind {
+    EXPR_CONDITION,                 /* ConditionExpression */
+    EXPR_FILTER,                    /* FilterExpression */
+    EXPR_KEY_CONDITION,             /* KeyConditionExpression */
+    EXPR_PROJECTION,                /* ProjectionExpression */
+    EXPR_UPDATE                     /* UpdateExpression */
+};
+
+/* The ExpressionAttributeNames/Values of one request (both borrowed, may be
+ * NULL), and which of them the request's expressions used. */
+struct expr_env;
+
+/* Validate the maps themselves (value AttributeValues are validated and
+ * canonicalised in place, hence non-const) and make an env. -1 with
+ * DynamoDB's message on a bad map. */
+int expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
+                 struct ddb_err *err);
+void expr_env_free(struct expr_env *env);
+/* After every expression of the request has been parsed: the
+ * "Value provided in ExpressionAttributeValues unused in expressions:
+ * keys: {:v}" / "... ExpressionAttributeNames unused ..." errors. */
+int expr_env_check_unused(const struct expr_env *env, struct ddb_err *err);
+
+/* A parsed and resolved expression. Nodes live in an arena freed at once. */
+struct expr;
+
+/* Parse text as kind, resolving names and values through env (marking them
+ * used). NULL with err set on a syntax or semantic error. */
+struct expr *expr_parse(struct expr_env *env, enum expr_kind kind,
+                        const char *text, struct ddb_err *err);
+void expr_free(struct expr *e);
+
+/* Condition or filter: *result = whether item (borrowed, NULL = no item)
+ * satisfies e. -1 only on evaluation errors DynamoDB reports. */
+int expr_eval(const struct expr *e, const json_t *item, bool *result,
+              struct ddb_err *err);
+
+/* Projection: a new item holding only the projected paths of item (nested
+ * paths and list elements included, as DynamoDB builds them). */
+json_t *expr_project(const struct expr *e, const json_t *item);
+
+/* Update: reject updates of key attributes ("Cannot update attribute X.
+ * This attribute is part of the key") and overlapping/conflicting paths. */
+int expr_update_check(const struct expr *e, const struct key_schema *ks,
+                      struct ddb_err *err);
+/* Apply an update to old (borrowed, NULL when the item does not exist yet;
+ * key attributes are added by the caller). *new_item is a new reference.
+ * -1 with DynamoDB's message when an operand is missing or of the wrong
+ * type. */
+int expr_update_apply(const struct expr *e, const json_t *old,
+                      json_t **new_item, struct ddb_err *err);
+/* A projection over the top-level-or-nested paths the update writes, for
+ * ReturnValues UPDATED_OLD / UPDATED_NEW. Owned by e. */
+const struct expr *expr_update_targets(const struct expr *e);
+
+/* Key condition, checked against the schema: the partition key value and
+ * the sort key condition. Values are borrowed from the env. */
+enum keycond_op {
+    KC_NONE, KC_EQ, KC_LT, KC_LE, KC_GT, KC_GE, KC_BETWEEN, KC_BEGINS_WITH
+};
+struct keycond {
+    const json_t *pk;               /* partition key AttributeValue */
+    enum keycond_op op;             /* on the sort key */
+    const json_t *v1, *v2;          /* operands (v2 for BETWEEN) */
+};
+int expr_keycond(const struct expr *e, const struct key_schema *ks,
+                 struct keycond *kc, struct ddb_err *err);
+
+#endif

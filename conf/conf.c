@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* placeholder: module not written yet */
+typedef int placeholder_conf;

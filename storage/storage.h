@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* storage.h - the only storage/ header that api/ includes: errors, decimal
+ * numbers, the order-preserving key codec, the table catalog and the
+ * partitioned item store (one SQLite database per partition). */
+#ifndef SHARDLOCAL_STORAGE_H
+#define SHARDLOCAL_STORAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+/* ------------------------------------------------------------------------
+ * Errors. A fixed buffer, so reporting never allocates (jansson's
+ * json_error_t). api/error.c maps each type to its wire name and status.
+ * ---------------------------------------------------------------------- */
+
+enum ddb_errtype {
+    DDB_OK = 0,
+    DDB_VALIDATION,                 /* ValidationException */
+    DDB_SERIALIZATION,              /* SerializationException */
+    DDB_UNKNOWN_OPERATION,          /* UnknownOperationException */
+    DDB_RESOURCE_NOT_FOUND,         /* ResourceNotFoundException */
+    DDB_RESOURCE_IN_USE,            /* ResourceInUseException */
+    DDB_LIMIT_EXCEEDED,             /* LimitExceededException */
+    DDB_CONDITIONAL_CHECK_FAILED,   /* ConditionalCheckFailedException */
+    DDB_THROUGHPUT_EXCEEDED,        /* ProvisionedThroughputExceededException */
+    DDB_THROTTLING,                 /* ThrottlingException */
+    DDB_REQUEST_LIMIT_EXCEEDED,     /* RequestLimitExceeded */
+    DDB_ITEM_COLLECTION_SIZE_LIMIT, /* ItemCollectionSizeLimitExceededException */
+    DDB_TRANSACTION_CANCELED,       /* TransactionCanceledException */
+    DDB_TRANSACTION_CONFLICT,       /* TransactionConflictException */
+    DDB_TRANSACTION_IN_PROGRESS,    /* TransactionInProgressException */
+    DDB_IDEMPOTENT_MISMATCH,        /* IdempotentParameterMismatchException */
+    DDB_MISSING_AUTH_TOKEN,         /* MissingAuthenticationTokenException */
+    DDB_INCOMPLETE_SIGNATURE,       /* IncompleteSignatureException */
+    DDB_INVALID_SIGNATURE,          /* InvalidSignatureException */
+    DDB_UNRECOGNIZED_CLIENT,        /* UnrecognizedClientException */
+    DDB_ACCESS_DENIED,              /* AccessDeniedException */
+    DDB_HTTP_NOT_FOUND,             /* 404 for a path/method we do not serve */
+    DDB_REQUEST_TOO_LARGE,          /* 413 body over 16 MB */
+    DDB_INTERNAL,                   /* InternalServerError (500) */
+    DDB_ERRTYPE_COUNT
+};
+
+#define DDB_ERR_MSG_MAX 4096
+
+struct ddb_err {
+    enum ddb_errtype type;
+    char msg[DDB_ERR_MSG_MAX];
+    json_t *extra;                  /* owned: modeled fields merged into the
+                                       error body (Item, CancellationReasons,
+                                       ThrottlingReasons); NULL if none */
+};
+
+/* Fill err (printf-style message) and return -1, so a failure is one line.
+ * err may be NULL. */
+int ddb_err_set(struct ddb_err *err, enum ddb_errtype type, const char *fmt,
+                ...) __attribute__((format(printf, 3, 4)));
+void ddb_err_init(struct ddb_err *err);
+/* Release err->extra and reset to DDB_OK. */
+void ddb_err_clear(struct ddb_err *err);
+/* Attach a modeled field to the error body (takes val). */
+void ddb_err_extra_set_new(struct ddb_err *err, const char *key, json_t *val);
+
+/* ------------------------------------------------------------------------
+ * Decimal numbers (storage/number.c). DynamoDB numbers: up to 38
+ * significant digits, magnitude 1E-130 .. 9.99..E+125, or zero. All
+ * numbers in stored items are in canonical text form: no exponent, no
+ * leading zeros, no trailing fractional zeros, "-" only for negatives,
+ * "0" for zero (e.g. "1E+2" -> "100", "-0.50" -> "-0.5", "1e-3" -> "0.001").
+ * ---------------------------------------------------------------------- */
+
+#define NUM_MAX_DIGITS 38
+#define NUM_TEXT_MAX   192          /* longest canonical text + NUL */
+#define NUM_KEY_MAX    48           /* longest sortable encoding */
+
+/* Parse text (JSON string value of an N), check DynamoDB's limits and
+ * write the canonical form to out (NUM_TEXT_MAX bytes). Returns 0, or -1
+ * with a ValidationException carrying DynamoDB's message for the failure
+ * (not a number, more than 38 significant digits, overflow, underflow). */
+int num_canonical(const char *text, char *out, struct ddb_err *err);
+/* Compare two canonical numbers: <0, 0, >0. */
+int num_cmp(const char *a, const char *b);
+/* out = a + b, or a - b, exactly; canonical in, canonical out. -1 with a
+ * ValidationException when the result leaves DynamoDB's range or needs more
+ * than 38 significant digits. */
+int num_add(const char *a, const char *b, char *out, struct ddb_err *err);
+int num_sub(const char *a, const char *b, char *out, struct ddb_err *err);
+/* Bytes a canonical number counts toward item size (throttling.md 2). */
+size_t num_size(const char *canon);
+/* Order-preserving byte encoding of a canonical number: memcmp order of
+ * the encodings equals numeric order. Returns the length (<= NUM_KEY_MAX). */
+size_t num_sortkey(const char *canon, uint8_t *out);
+
+/* ------------------------------------------------------------------------
+ * Keys (storage/item_codec.c). A key attribute is S, N or B; its value is
+ * encoded to bytes whose unsigned memcmp order is DynamoDB's order:
+ * S = UTF-8 bytes, B = raw bytes, N = num_sortkey(). The partition key's
+ * encoding is also what is hashed with MD5 to place the item.
+ * ---------------------------------------------------------------------- */
+
+#define KEY_BYTES_MAX 2048
+
+struct item_key {
+    uint8_t hash[16];               /* MD5 of pk bytes */
+    uint8_t pk[KEY_BYTES_MAX];
+    size_t pk_len;
+    uint8_t sk[KEY_BYTES_MAX];      /* empty when the table has no sort key */
+    size_t sk_len;
+};
+
+/* Encode one key AttributeValue ({"S": ...}, {"N": ...} or {"B": ...},
+ * already validated, N canonical, B still base64) into out (KEY_BYTES_MAX).
+ * Returns the length, or -1 if av is not a valid key value. */
+long key_encode_value(const json_t *av, uint8_t *out);
+/* Fill k->pk/k->hash from the encoded partition key and k->sk from the
+ * encoded sort key (sk may be NULL). */
+void key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
+             const uint8_t *sk, size_t sk_len);
+/* First 64 bits of the MD5 hash, big-endian: the position on the ring. */
+uint64_t key_hash64(const uint8_t hash[16]);
+
+/* ------------------------------------------------------------------------
+ * The store (storage/catalog.c, partmap.c, partition.c).
+ *
+ * A table has N partitions; partition i owns the hash range
+ * [start_i, start_{i+1}) of the top 64 bits of MD5(pk). Each partition is
+ * its own SQLite database (WAL) under the data directory, or an in-memory
+ * database with --in-memory: same code path. Rows are
+ * (h BLOB, pk BLOB, sk BLOB, size INT, item TEXT), PRIMARY KEY (h, pk, sk),
+ * so scan order is hash order, then sort key.
+ *
+ * Items cross this interface as jansson objects in wire form
+ * ({"attr": {"S": "x"}, ...}); storage keeps them as compact JSON text.
+ * A table's description (json object) is persisted in the catalog; storage
+ * does not interpret it.
+ * ---------------------------------------------------------------------- */
+
+struct storage;
+struct stable;                      /* an open table: refcounted handle */
+
+/* Open the store. data_dir NULL means in-memory. Creates the directory and
+ * the catalog if missing and reopens every table. */
+struct storage *storage_open(const char *data_dir, struct ddb_err *err);
+void storage_close(struct storage *s);
+
+/* Create a table with nparts partitions evenly spread over the hash ring.
+ * desc is copied. ResourceInUseException if the name exists. */
+int storage_table_create(struct storage *s, const char *name,
+                         const json_t *desc, unsigned nparts,
+                         struct ddb_err *err);
+/* Look a table up; NULL (no error set) if absent. The caller releases the
+ * handle with stable_release(). */
+struct stable *storage_table_get(struct storage *s, const char *name);
+void stable_release(struct stable *t);
+/* Remove the table from the catalog and delete its files once the last
+ * handle is released. -1 (ResourceNotFound not set: caller checks) if
+ * absent. */
+int storage_table_delete(struct storage *s, const char *name,
+                         struct ddb_err *err);
+/* Names of all tables in ascending byte order (new reference, array of
+ * strings). */
+json_t *storage_table_names(struct storage *s);
+
+/* The table's description: a new reference to a deep copy (caller frees). */
+json_t *stable_desc(struct stable *t);
+/* Replace the description (copied) and persist it. */
+int stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err);
+const char *stable_name(const struct stable *t);
+
+/* Partitions. */
+unsigned stable_nparts(struct stable *t);
+/* Index of the partition that owns hash. */
+unsigned stable_part_of(struct stable *t, const uint8_t hash[16]);
+/* First hash (top 64 bits) owned by partition i. */
+uint64_t stable_part_start(struct stable *t, unsigned i);
+/* Live count and total item bytes (sum of sizes) over all partitions. */
+int stable_stats(struct stable *t, uint64_t *count, uint64_t *bytes,
+                 struct ddb_err *err);
+
+/* Read one item. *item is a new reference, or NULL if absent. */
+int stable_get(struct stable *t, const struct item_key *k, json_t **item,
+               struct ddb_err *err);
+
+/*
+ * Atomic read-modify-write of one item. With the key's partition locked and
+ * a SQLite transaction open, fn is called with the current item (borrowed,
+ * NULL if absent). fn sets *new_item to a new reference to store (with its
+ * size in *new_size), or leaves it NULL to delete the item, or sets *keep
+ * to true to leave the row untouched. If fn returns -1 (err set, e.g.
+ * ConditionalCheckFailed), nothing is written and stable_mutate returns
+ * -1. A successful return means SQLite has committed.
+ */
+typedef int stable_mutate_fn(void *arg, const json_t *old, json_t **new_item,
+                             size_t *new_size, bool *keep,
+                             struct ddb_err *err);
+int stable_mutate(struct stable *t, const struct item_key *k,
+                  stable_mutate_fn *fn, void *arg, struct ddb_err *err);
+
+/* Row callback for query and scan: k and item are borrowed for the call.
+ * Return 0 to go on, 1 to stop, -1 to abort with err set. */
+typedef int stable_row_fn(void *arg, const struct item_key *k,
+                          const json_t *item, size_t size,
+                          struct ddb_err *err);
+
+/* Sort-key range for query; a NULL bound is unbounded. */
+struct sk_range {
+    const uint8_t *lo;
+    size_t lo_len;
+    bool lo_incl;
+    const uint8_t *hi;
+    size_t hi_len;
+    bool hi_incl;
+    const uint8_t *prefix;          /* begins_with: sk starts with these */
+    size_t prefix_len;
+};
+
+/* Visit the items of one partition key in sort-key order (reverse when
+ * !forward), restricted to r (may be NULL), starting after the sort key
+ * start (exclusive; NULL to start at the beginning). */
+int stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
+                 const struct sk_range *r, bool forward,
+                 const uint8_t *start, size_t start_len,
+                 stable_row_fn *fn, void *arg, struct ddb_err *err);
+
+/* Visit the items whose top-64 hash lies in [lo, hi] (inclusive) in scan
+ * order (h, pk, sk), starting after key start (exclusive; NULL for the
+ * beginning). Spans partitions as needed. */
+int stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
+                const struct item_key *start,
+                stable_row_fn *fn, void *arg, struct ddb_err *err);
+
+#endif
