@@ -1,3 +1,835 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_expr_parse;
+/* expr_parse.c - recursive-descent parser for condition, key condition,
+ * projection and update expressions into an arena AST (expr_int.h), and
+ * expr_parse(), which runs lex -> parse -> resolve (expr_resolve.c). */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/expr_int.h"
+
+struct parser {
+    const char *text;
+    struct tok *toks;
+    int ntoks;
+    int pos;                        /* current token */
+    int depth;                      /* open parentheses */
+    int nops;                       /* operators and functions so far */
+    struct arena *arena;
+    struct expr *e;
+    bool failed;                    /* err holds the first error */
+    struct ddb_err *err;
+};
+
+const char *
+expr_kind_param(enum expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_CONDITION: return "ConditionExpression";
+    case EXPR_FILTER: return "FilterExpression";
+    case EXPR_KEY_CONDITION: return "KeyConditionExpression";
+    case EXPR_PROJECTION: return "ProjectionExpression";
+    case EXPR_UPDATE: return "UpdateExpression";
+    }
+    return "Expression";
+}
+
+/* ------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------- */
+
+static struct tok *
+cur(struct parser *p)
+{
+    return &p->toks[p->pos];
+}
+
+/*
+ * DynamoDB's syntax error names the offending token and quotes the text
+ * from the token before it to the token after it:
+ *   ADD hits : incr    -> token: ":", near: "hits : incr"
+ *   a b                -> token: "b", near: "a b"
+ * and at the end of input the token before: SET a = a + -> token: "<EOF>",
+ * near: "+" (test_expr_syntax_errors).
+ */
+static struct expr_node *
+syntax_error(struct parser *p, int i)
+{
+    const struct tok *t = &p->toks[i];
+    size_t from, to;
+
+    if (p->failed)
+        return NULL;
+    p->failed = true;
+    if (t->type == T_EOF) {
+        if (i == 0) {
+            from = to = 0;
+        } else {
+            from = p->toks[i - 1].start;
+            to = from + p->toks[i - 1].len;
+        }
+        ddb_err_set(p->err, DDB_VALIDATION,
+                    "Syntax error; token: \"<EOF>\", near: \"%.*s\"",
+                    (int)(to - from), p->text + from);
+        return NULL;
+    }
+    from = i > 0 ? p->toks[i - 1].start : t->start;
+    if (p->toks[i + 1].type != T_EOF)
+        to = p->toks[i + 1].start + p->toks[i + 1].len;
+    else
+        to = t->start + t->len;
+    ddb_err_set(p->err, DDB_VALIDATION,
+                "Syntax error; token: \"%.*s\", near: \"%.*s\"", (int)t->len,
+                p->text + t->start, (int)(to - from), p->text + from);
+    return NULL;
+}
+
+/* Count one operator or function; DynamoDB stops at the 301st. */
+static bool
+count_op(struct parser *p)
+{
+    if (p->failed)
+        return false;
+    if (++p->nops > EXPR_OPS_MAX) {
+        p->failed = true;
+        ddb_err_set(p->err, DDB_VALIDATION,
+                    "The expression contains too many operators; "
+                    "operator count: %d", p->nops);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ---------------------------------------------------------------------- */
+
+static struct expr_node *
+node_new(struct parser *p, enum node_type type, int nargs)
+{
+    struct expr_node *n = arena_alloc(p->arena, sizeof(*n));
+
+    n->type = type;
+    n->nargs = nargs;
+    if (nargs > 0)
+        n->args = arena_alloc(p->arena, (size_t)nargs * sizeof(*n->args));
+    return n;
+}
+
+/* Append n to the arena vector *v of *len elements (capacity *cap). */
+static void
+vec_push(struct parser *p, struct expr_node ***v, int *len, int *cap,
+         struct expr_node *n)
+{
+    if (*len == *cap) {
+        struct expr_node **bigger;
+
+        *cap = *cap == 0 ? 4 : *cap * 2;
+        bigger = arena_alloc(p->arena, (size_t)*cap * sizeof(*bigger));
+        if (*len > 0)
+            memcpy(bigger, *v, (size_t)*len * sizeof(*bigger));
+        *v = bigger;
+    }
+    (*v)[(*len)++] = n;
+}
+
+static bool
+is_kw(struct parser *p, const char *kw)
+{
+    return lex_tok_is(p->text, cur(p), kw);
+}
+
+/* Keywords that cannot start a document path. */
+static bool
+is_cond_keyword(struct parser *p)
+{
+    return is_kw(p, "AND") || is_kw(p, "OR") || is_kw(p, "NOT") ||
+           is_kw(p, "BETWEEN") || is_kw(p, "IN");
+}
+
+static bool
+is_update_keyword(struct parser *p)
+{
+    return is_kw(p, "SET") || is_kw(p, "REMOVE") || is_kw(p, "ADD") ||
+           is_kw(p, "DELETE");
+}
+
+static bool
+is_operand(const struct expr_node *n)
+{
+    return n->type == NODE_PATH || n->type == NODE_VALUE ||
+           n->type == NODE_FUNC || n->type == NODE_ARITH;
+}
+
+static enum expr_func
+func_id(const char *name)
+{
+    static const struct { const char *name; enum expr_func f; } tab[] = {
+        { "attribute_exists", F_ATTRIBUTE_EXISTS },
+        { "attribute_not_exists", F_ATTRIBUTE_NOT_EXISTS },
+        { "attribute_type", F_ATTRIBUTE_TYPE },
+        { "begins_with", F_BEGINS_WITH },
+        { "contains", F_CONTAINS },
+        { "size", F_SIZE },
+        { "if_not_exists", F_IF_NOT_EXISTS },
+        { "list_append", F_LIST_APPEND },
+    };
+    size_t i;
+
+    /* Function names are case-sensitive in DynamoDB. */
+    for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+        if (strcmp(tab[i].name, name) == 0)
+            return tab[i].f;
+    return F_UNKNOWN;
+}
+
+/* ------------------------------------------------------------------------
+ * Paths: (ident | #name) ( . (ident | #name) | [ digits ] )*
+ * ---------------------------------------------------------------------- */
+
+static bool
+is_path_start(struct parser *p)
+{
+    const struct tok *t = cur(p);
+
+    if (t->type == T_NAME)
+        return true;
+    if (t->type != T_IDENT)
+        return false;
+    if (p->e->kind == EXPR_UPDATE)
+        return !is_update_keyword(p);
+    if (p->e->kind == EXPR_PROJECTION)
+        return true;
+    return !is_cond_keyword(p);
+}
+
+static void
+elem_from_tok(struct parser *p, struct path_elem *el, const struct tok *t)
+{
+    char *s = arena_strndup(p->arena, p->text + t->start, t->len);
+
+    if (t->type == T_NAME)
+        el->ref = s;                /* resolved later */
+    else
+        el->name = s;
+}
+
+static struct expr_node *
+parse_path(struct parser *p)
+{
+    struct expr_node *n;
+    struct path_elem *el;
+    int cap = 4;
+
+    if (!is_path_start(p))
+        return syntax_error(p, p->pos);
+    n = node_new(p, NODE_PATH, 0);
+    el = arena_alloc(p->arena, (size_t)cap * sizeof(*el));
+    elem_from_tok(p, &el[0], cur(p));
+    n->path.n = 1;
+    p->pos++;
+    for (;;) {
+        struct path_elem e1;
+
+        memset(&e1, 0, sizeof(e1));
+        if (cur(p)->type == T_DOT) {
+            p->pos++;
+            if (cur(p)->type != T_IDENT && cur(p)->type != T_NAME)
+                return syntax_error(p, p->pos);
+            elem_from_tok(p, &e1, cur(p));
+            p->pos++;
+        } else if (cur(p)->type == T_LBRACKET) {
+            const struct tok *t;
+            long v = 0;
+            size_t k;
+
+            p->pos++;
+            t = cur(p);
+            if (t->type != T_NUMBER)
+                return syntax_error(p, p->pos);
+            for (k = 0; k < t->len; k++) {
+                int d = p->text[t->start + k] - '0';
+
+                v = v > (LONG_MAX - d) / 10 ? LONG_MAX : v * 10 + d;
+            }
+            e1.is_index = true;
+            e1.index = v;
+            p->pos++;
+            if (cur(p)->type != T_RBRACKET)
+                return syntax_error(p, p->pos);
+            p->pos++;
+        } else {
+            break;
+        }
+        if (n->path.n == cap) {
+            struct path_elem *bigger;
+
+            cap *= 2;
+            bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*el));
+            memcpy(bigger, el, (size_t)n->path.n * sizeof(*el));
+            el = bigger;
+        }
+        el[n->path.n++] = e1;
+    }
+    n->path.el = el;
+    return n;
+}
+
+/* ------------------------------------------------------------------------
+ * Operands
+ * ---------------------------------------------------------------------- */
+
+static struct expr_node *parse_or(struct parser *p);
+static struct expr_node *parse_set_value(struct parser *p);
+static struct expr_node *parse_operand(struct parser *p);
+
+/* name ( arg, ... ): args are operands (conditions) or set values
+ * (updates). */
+static struct expr_node *
+parse_function(struct parser *p)
+{
+    struct expr_node *n, **args = NULL;
+    const struct tok *t = cur(p);
+    int nargs = 0, cap = 0;
+
+    if (!count_op(p))
+        return NULL;
+    n = node_new(p, NODE_FUNC, 0);
+    n->fname = arena_strndup(p->arena, p->text + t->start, t->len);
+    n->op = func_id(n->fname);
+    p->pos += 2;                    /* name ( */
+    p->depth++;
+    for (;;) {
+        struct expr_node *a = p->e->kind == EXPR_UPDATE ?
+                              parse_set_value(p) : parse_operand(p);
+
+        if (a == NULL)
+            return NULL;
+        vec_push(p, &args, &nargs, &cap, a);
+        if (cur(p)->type == T_COMMA) {
+            p->pos++;
+            continue;
+        }
+        break;
+    }
+    if (cur(p)->type != T_RPAREN)
+        return syntax_error(p, p->pos);
+    p->pos++;
+    p->depth--;
+    n->nargs = nargs;
+    n->args = args;
+    return n;
+}
+
+static struct expr_node *
+parse_value(struct parser *p)
+{
+    struct expr_node *n = node_new(p, NODE_VALUE, 0);
+    const struct tok *t = cur(p);
+
+    n->ref = arena_strndup(p->arena, p->text + t->start, t->len);
+    p->pos++;
+    return n;
+}
+
+/* path | :value | function(...) | ( operand ) */
+static struct expr_node *
+parse_operand(struct parser *p)
+{
+    const struct tok *t = cur(p);
+    struct expr_node *n;
+
+    if (p->failed)
+        return NULL;
+    if (t->type == T_VALUE)
+        return parse_value(p);
+    if (t->type == T_IDENT && p->toks[p->pos + 1].type == T_LPAREN &&
+        (p->e->kind == EXPR_UPDATE || !is_cond_keyword(p)))
+        return parse_function(p);
+    if (t->type == T_LPAREN) {
+        p->pos++;
+        p->depth++;
+        n = parse_operand(p);
+        if (n == NULL)
+            return NULL;
+        if (cur(p)->type != T_RPAREN)
+            return syntax_error(p, p->pos);
+        p->pos++;
+        p->depth--;
+        n->parens++;
+        return n;
+    }
+    return parse_path(p);
+}
+
+/* ------------------------------------------------------------------------
+ * Conditions. Precedence, loosest first: OR, AND, NOT, then comparisons,
+ * BETWEEN, IN, functions and parentheses.
+ * ---------------------------------------------------------------------- */
+
+/* A bare path or value where a condition must be: the error is at the
+ * token that follows it. */
+static bool
+need_condition(struct parser *p, const struct expr_node *n)
+{
+    if (n->type == NODE_PATH || n->type == NODE_VALUE) {
+        syntax_error(p, p->pos);
+        return false;
+    }
+    return true;
+}
+
+static struct expr_node *
+parse_predicate(struct parser *p)
+{
+    struct expr_node *x, *n;
+    enum tok_type tt;
+    int op = -1;
+
+    if (p->failed)
+        return NULL;
+    if (cur(p)->type == T_LPAREN) {
+        /* ( condition ) or ( operand ) */
+        p->pos++;
+        p->depth++;
+        x = parse_or(p);
+        if (x == NULL)
+            return NULL;
+        if (cur(p)->type != T_RPAREN)
+            return syntax_error(p, p->pos);
+        p->pos++;
+        p->depth--;
+        x->parens++;
+    } else {
+        x = parse_operand(p);
+        if (x == NULL)
+            return NULL;
+    }
+    tt = cur(p)->type;
+    switch (tt) {
+    case T_EQ: op = CMP_EQ; break;
+    case T_NE: op = CMP_NE; break;
+    case T_LT: op = CMP_LT; break;
+    case T_LE: op = CMP_LE; break;
+    case T_GT: op = CMP_GT; break;
+    case T_GE: op = CMP_GE; break;
+    default: break;
+    }
+    if (op >= 0) {
+        if (!is_operand(x))
+            return syntax_error(p, p->pos);
+        if (!count_op(p))
+            return NULL;
+        p->pos++;
+        n = node_new(p, NODE_CMP, 2);
+        n->op = op;
+        n->args[0] = x;
+        n->args[1] = parse_operand(p);
+        return n->args[1] ? n : NULL;
+    }
+    if (is_kw(p, "BETWEEN")) {
+        if (!is_operand(x))
+            return syntax_error(p, p->pos);
+        if (!count_op(p))
+            return NULL;
+        p->pos++;
+        n = node_new(p, NODE_BETWEEN, 3);
+        n->args[0] = x;
+        if ((n->args[1] = parse_operand(p)) == NULL)
+            return NULL;
+        if (!is_kw(p, "AND"))
+            return syntax_error(p, p->pos);
+        p->pos++;
+        n->args[2] = parse_operand(p);
+        return n->args[2] ? n : NULL;
+    }
+    if (is_kw(p, "IN")) {
+        struct expr_node **list = NULL, *a;
+        int k = 0, cap = 0;
+
+        if (!is_operand(x))
+            return syntax_error(p, p->pos);
+        if (!count_op(p))
+            return NULL;
+        p->pos++;
+        if (cur(p)->type != T_LPAREN)
+            return syntax_error(p, p->pos);
+        p->pos++;
+        p->depth++;
+        vec_push(p, &list, &k, &cap, x);
+        for (;;) {
+            if ((a = parse_operand(p)) == NULL)
+                return NULL;
+            vec_push(p, &list, &k, &cap, a);
+            if (cur(p)->type == T_COMMA) {
+                p->pos++;
+                continue;
+            }
+            break;
+        }
+        if (cur(p)->type != T_RPAREN)
+            return syntax_error(p, p->pos);
+        p->pos++;
+        p->depth--;
+        n = node_new(p, NODE_IN, 0);
+        n->args = list;
+        n->nargs = k;
+        return n;
+    }
+    /* A bare operand: fine inside parentheses about to close, where it may
+     * be the left side of a comparison: "(a) = :v". */
+    if ((x->type == NODE_PATH || x->type == NODE_VALUE) &&
+        !(tt == T_RPAREN && p->depth > 0))
+        return syntax_error(p, p->pos);
+    return x;
+}
+
+static struct expr_node *
+parse_not(struct parser *p)
+{
+    struct expr_node *n, *x;
+
+    if (p->failed)
+        return NULL;
+    if (is_kw(p, "NOT")) {
+        if (!count_op(p))
+            return NULL;
+        p->pos++;
+        x = parse_not(p);
+        if (x == NULL || !need_condition(p, x))
+            return NULL;
+        n = node_new(p, NODE_NOT, 1);
+        n->args[0] = x;
+        return n;
+    }
+    return parse_predicate(p);
+}
+
+static struct expr_node *
+parse_and(struct parser *p)
+{
+    struct expr_node *l = parse_not(p), *n;
+
+    while (l != NULL && is_kw(p, "AND")) {
+        if (!need_condition(p, l) || !count_op(p))
+            return NULL;
+        p->pos++;
+        n = node_new(p, NODE_AND, 2);
+        n->args[0] = l;
+        n->args[1] = parse_not(p);
+        if (n->args[1] == NULL || !need_condition(p, n->args[1]))
+            return NULL;
+        l = n;
+    }
+    return l;
+}
+
+static struct expr_node *
+parse_or(struct parser *p)
+{
+    struct expr_node *l = parse_and(p), *n;
+
+    while (l != NULL && is_kw(p, "OR")) {
+        if (!need_condition(p, l) || !count_op(p))
+            return NULL;
+        p->pos++;
+        n = node_new(p, NODE_OR, 2);
+        n->args[0] = l;
+        n->args[1] = parse_and(p);
+        if (n->args[1] == NULL || !need_condition(p, n->args[1]))
+            return NULL;
+        l = n;
+    }
+    return l;
+}
+
+/* ------------------------------------------------------------------------
+ * Update expressions
+ * ---------------------------------------------------------------------- */
+
+/* path | :value | function(...) | ( set-value ) */
+static struct expr_node *
+parse_set_operand(struct parser *p)
+{
+    const struct tok *t = cur(p);
+    struct expr_node *n;
+
+    if (p->failed)
+        return NULL;
+    if (t->type == T_VALUE)
+        return parse_value(p);
+    if (t->type == T_IDENT && p->toks[p->pos + 1].type == T_LPAREN)
+        return parse_function(p);
+    if (t->type == T_LPAREN) {
+        p->pos++;
+        p->depth++;
+        n = parse_set_value(p);
+        if (n == NULL)
+            return NULL;
+        if (cur(p)->type != T_RPAREN)
+            return syntax_error(p, p->pos);
+        p->pos++;
+        p->depth--;
+        n->parens++;
+        return n;
+    }
+    return parse_path(p);
+}
+
+/* operand [ (+|-) operand ] */
+static struct expr_node *
+parse_set_value(struct parser *p)
+{
+    struct expr_node *l = parse_set_operand(p), *n;
+
+    if (l == NULL)
+        return NULL;
+    if (cur(p)->type == T_PLUS || cur(p)->type == T_MINUS) {
+        if (!count_op(p))
+            return NULL;
+        n = node_new(p, NODE_ARITH, 2);
+        n->op = cur(p)->type == T_PLUS ? '+' : '-';
+        p->pos++;
+        n->args[0] = l;
+        n->args[1] = parse_set_operand(p);
+        return n->args[1] ? n : NULL;
+    }
+    return l;
+}
+
+static int
+parse_update(struct parser *p)
+{
+    struct upd_action *acts;
+    int cap = 8, n = 0;
+    bool seen[4] = { false, false, false, false };
+    static const char *const names[4] = { "SET", "REMOVE", "ADD", "DELETE" };
+
+    acts = arena_alloc(p->arena, (size_t)cap * sizeof(*acts));
+    while (cur(p)->type != T_EOF) {
+        enum upd_kind kind;
+
+        if (is_kw(p, "SET"))
+            kind = UPD_SET;
+        else if (is_kw(p, "REMOVE"))
+            kind = UPD_REMOVE;
+        else if (is_kw(p, "ADD"))
+            kind = UPD_ADD;
+        else if (is_kw(p, "DELETE"))
+            kind = UPD_DELETE;
+        else
+            return syntax_error(p, p->pos), -1;
+        if (seen[kind] && !p->e->dup_section) {
+            p->e->dup_section = true;
+            p->e->dup_section_name = names[kind];
+        }
+        seen[kind] = true;
+        p->pos++;
+        for (;;) {
+            struct upd_action a;
+
+            memset(&a, 0, sizeof(a));
+            a.kind = kind;
+            if ((a.path = parse_path(p)) == NULL)
+                return -1;
+            if (kind == UPD_SET) {
+                if (cur(p)->type != T_EQ)
+                    return syntax_error(p, p->pos), -1;
+                p->pos++;
+                if ((a.value = parse_set_value(p)) == NULL)
+                    return -1;
+            } else if (kind == UPD_ADD || kind == UPD_DELETE) {
+                if (cur(p)->type != T_VALUE)
+                    return syntax_error(p, p->pos), -1;
+                a.value = parse_value(p);
+            }
+            if (n == cap) {
+                struct upd_action *bigger;
+
+                cap *= 2;
+                bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*acts));
+                memcpy(bigger, acts, (size_t)n * sizeof(*acts));
+                acts = bigger;
+            }
+            acts[n++] = a;
+            if (cur(p)->type != T_COMMA)
+                break;
+            p->pos++;
+        }
+        if (cur(p)->type != T_EOF && !is_update_keyword(p))
+            return syntax_error(p, p->pos), -1;
+    }
+    p->e->acts = acts;
+    p->e->nacts = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Projections: path, path, ...
+ * ---------------------------------------------------------------------- */
+
+static int
+parse_projection(struct parser *p)
+{
+    struct expr_node **v;
+    int cap = 8, n = 0;
+
+    v = arena_alloc(p->arena, (size_t)cap * sizeof(*v));
+    for (;;) {
+        struct expr_node *x = parse_path(p);
+
+        if (x == NULL)
+            return -1;
+        if (n == cap) {
+            struct expr_node **bigger;
+
+            cap *= 2;
+            bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*v));
+            memcpy(bigger, v, (size_t)n * sizeof(*v));
+            v = bigger;
+        }
+        v[n++] = x;
+        if (cur(p)->type != T_COMMA)
+            break;
+        p->pos++;
+    }
+    p->e->paths = v;
+    p->e->npaths = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Entry points
+ * ---------------------------------------------------------------------- */
+
+int
+parse_syntax(struct expr *e, const char *text, size_t len,
+             struct ddb_err *err)
+{
+    struct parser p;
+
+    memset(&p, 0, sizeof(p));
+    p.text = text;
+    p.arena = &e->arena;
+    p.e = e;
+    p.err = err;
+    p.ntoks = lex_tokens(&e->arena, text, len, &p.toks);
+    switch (e->kind) {
+    case EXPR_UPDATE:
+        if (parse_update(&p) != 0)
+            return -1;
+        break;
+    case EXPR_PROJECTION:
+        if (parse_projection(&p) != 0)
+            return -1;
+        break;
+    default:
+        e->root = parse_or(&p);
+        if (e->root == NULL)
+            return -1;
+        if (!need_condition(&p, e->root))
+            return -1;
+        break;
+    }
+    if (cur(&p)->type != T_EOF) {
+        syntax_error(&p, p.pos);
+        return -1;
+    }
+    return p.failed ? -1 : 0;
+}
+
+/* Rewrite err's message as "Invalid <Param>: <message>". */
+static int
+prefix_error(enum expr_kind kind, struct ddb_err *err)
+{
+    char msg[DDB_ERR_MSG_MAX];
+
+    if (err == NULL)
+        return -1;
+    memcpy(msg, err->msg, sizeof(msg));
+    msg[sizeof(msg) - 1] = '\0';
+    return ddb_err_set(err, DDB_VALIDATION, "Invalid %s: %s",
+                       expr_kind_param(kind), msg);
+}
+
+/* The update's written paths as a projection, owned by e. */
+static void
+build_targets(struct expr *e)
+{
+    struct expr *t = calloc(1, sizeof(*t));
+    int i;
+
+    if (t == NULL)
+        abort();
+    t->kind = EXPR_PROJECTION;
+    arena_init(&t->arena);
+    t->paths = arena_alloc(&e->arena, ((size_t)e->nacts + 1) *
+                                      sizeof(*t->paths));
+    for (i = 0; i < e->nacts; i++)
+        t->paths[t->npaths++] = e->acts[i].path;
+    e->targets = t;
+}
+
+/*
+ * Parse text as kind, resolving names and values through env (marking them
+ * used). Returns a new expr (caller frees with expr_free) that borrows
+ * values from env, so it must not outlive env; NULL with err set to
+ * DynamoDB's "Invalid <Param>: ..." message.
+ */
+struct expr *
+expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
+           struct ddb_err *err)
+{
+    struct expr *e = NULL;
+    size_t len, i;
+
+    if (text == NULL)
+        text = "";
+    len = strlen(text);
+    if (len > EXPR_TEXT_MAX) {
+        ddb_err_set(err, DDB_VALIDATION,
+                    "Invalid %s: Expression size has exceeded the maximum "
+                    "allowed size; expression size: %zu",
+                    expr_kind_param(kind), len);
+        return NULL;
+    }
+    for (i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
+            text[i] != '\r' && text[i] != '\f' && text[i] != '\v')
+            break;
+    if (i == len) {
+        ddb_err_set(err, DDB_VALIDATION,
+                    "Invalid %s: The expression can not be empty;",
+                    expr_kind_param(kind));
+        return NULL;
+    }
+    e = calloc(1, sizeof(*e));
+    if (e == NULL)
+        abort();
+    e->kind = kind;
+    arena_init(&e->arena);
+    if (parse_syntax(e, text, len, err) != 0 ||
+        resolve_expr(e, env, err) != 0) {
+        prefix_error(kind, err);
+        expr_free(e);
+        return NULL;
+    }
+    if (kind == EXPR_UPDATE)
+        build_targets(e);
+    return e;
+}
+
+void
+expr_free(struct expr *e)
+{
+    if (e == NULL)
+        return;
+    if (e->targets != NULL) {
+        arena_fini(&e->targets->arena);
+        free(e->targets);
+    }
+    arena_fini(&e->arena);
+    free(e);
+}

@@ -1,3 +1,946 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_item;
+/* item.c - AttributeValues as DynamoDB sees them: validation with its
+ * exact messages (N canonicalised in place), item size, equality and
+ * ordering, and storage keys built from a table's key schema. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/item.h"
+
+#define MSG_EMPTY_AV "Supplied AttributeValue is empty, must contain " \
+    "exactly one of the supported datatypes"
+#define MSG_MULTI_AV "Supplied AttributeValue has more than one datatypes " \
+    "set, must contain exactly one of the supported datatypes"
+#define MSG_NESTING "Nesting Levels have exceeded supported limits: " \
+    "Attributes in the item have nested levels beyond supported limit"
+#define MSG_INVALID "One or more parameter values were invalid: "
+#define MSG_KEY_SCHEMA "The provided key element does not match the schema"
+#define MSG_MAP_CLASS "Unrecognized collection type java.util.Map<" \
+    "java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"
+#define MSG_START_STRUCT "Start of structure or map found where not expected"
+
+/* ------------------------------------------------------------------------
+ * Base64 (standard alphabet, padded), as DynamoDB accepts it
+ * ---------------------------------------------------------------------- */
+
+static int
+b64_val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+/*
+ * Check that s is base64 DynamoDB accepts: a multiple of 4 long, only the
+ * standard alphabet, at most two '=' and only at the end, and no stray bits
+ * in the last character (so the text round-trips). Returns the decoded
+ * length, or -1 with DynamoDB's SerializationException message.
+ */
+static long
+b64_check(const char *s, size_t len, struct ddb_err *err)
+{
+    size_t i, pad = 0;
+    int v;
+
+    if (len % 4 != 0)
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Base64 encoded length is expected a multiple of "
+                           "4 bytes but found: %zu", len);
+    if (len == 0)
+        return 0;
+    if (s[len - 1] == '=')
+        pad = s[len - 2] == '=' ? 2 : 1;
+    for (i = 0; i < len - pad; i++)
+        if (b64_val((unsigned char)s[i]) < 0)
+            goto bad;
+    v = b64_val((unsigned char)s[len - pad - 1]);
+    if ((pad == 1 && (v & 0x03) != 0) || (pad == 2 && (v & 0x0f) != 0))
+        goto bad;
+    return (long)(len / 4 * 3 - pad);
+bad:
+    /* DynamoDB's spelling. */
+    return ddb_err_set(err, DDB_SERIALIZATION,
+                       "Invalid last non-pad Base64 character dectected");
+}
+
+/* Decoded length of validated base64 text. */
+static size_t
+b64_len(const char *s, size_t len)
+{
+    size_t pad = 0;
+
+    if (len < 4 || len % 4 != 0)
+        return len / 4 * 3;
+    if (s[len - 1] == '=')
+        pad = s[len - 2] == '=' ? 2 : 1;
+    return len / 4 * 3 - pad;
+}
+
+/* Decode base64 into a malloc'd buffer (caller frees); *outlen set.
+ * Invalid characters are skipped: input is validated first. */
+static uint8_t *
+b64_decode(const char *s, size_t len, size_t *outlen)
+{
+    uint8_t *out = malloc(len / 4 * 3 + 3);
+    size_t i, o = 0;
+    unsigned acc = 0;
+    int bits = 0, v;
+
+    if (out == NULL)
+        abort();
+    for (i = 0; i < len; i++) {
+        v = b64_val((unsigned char)s[i]);
+        if (v < 0)
+            continue;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    *outlen = o;
+    return out;
+}
+
+/* ------------------------------------------------------------------------
+ * Types
+ * ---------------------------------------------------------------------- */
+
+static bool
+is_av_type(const char *k)
+{
+    static const char *const types[] = {
+        "S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (strcmp(k, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The single type key of an AttributeValue ("S", "N", "M", ...), or NULL
+ * when av is not an object with exactly one known, non-null type key. */
+const char *
+av_type(const json_t *av)
+{
+    const char *k, *found = NULL;
+    json_t *v;
+
+    if (!json_is_object(av))
+        return NULL;
+    json_object_foreach((json_t *)av, k, v) {
+        if (!is_av_type(k) || json_is_null(v))
+            continue;
+        if (found != NULL)
+            return NULL;
+        found = k;
+    }
+    return found;
+}
+
+/* ------------------------------------------------------------------------
+ * Validation, pass 1: JSON types (SerializationException). DynamoDB
+ * deserializes the whole request before validating it, so these errors
+ * win over any ValidationException elsewhere in the value.
+ * ---------------------------------------------------------------------- */
+
+static int
+scalar_kind_err(const json_t *v, const char *cls, struct ddb_err *err)
+{
+    if (json_is_true(v) || json_is_false(v))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "%s cannot be converted to %s",
+                           json_is_true(v) ? "TRUE_VALUE" : "FALSE_VALUE", cls);
+    if (json_is_integer(v))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "NUMBER_VALUE cannot be converted to %s", cls);
+    if (json_is_real(v))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "DECIMAL_VALUE cannot be converted to %s", cls);
+    if (json_is_object(v))
+        return ddb_err_set(err, DDB_SERIALIZATION, MSG_START_STRUCT);
+    return ddb_err_set(err, DDB_SERIALIZATION,
+                       "Unrecognized collection type class java.lang.%s", cls);
+}
+
+/* A String member (S, N, SS/NS element). json null means "absent". */
+static int
+ser_string(const json_t *v, struct ddb_err *err)
+{
+    if (json_is_string(v) || json_is_null(v))
+        return 0;
+    return scalar_kind_err(v, "String", err);
+}
+
+/* A Blob member (B, BS element): a base64 string. */
+static int
+ser_blob(const json_t *v, struct ddb_err *err)
+{
+    if (json_is_null(v))
+        return 0;
+    if (json_is_string(v))
+        return b64_check(json_string_value(v), json_string_length(v), err) < 0
+            ? -1 : 0;
+    if (json_is_object(v))
+        return ddb_err_set(err, DDB_SERIALIZATION, MSG_START_STRUCT);
+    if (json_is_array(v))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Unrecognized collection type class "
+                           "java.nio.ByteBuffer");
+    return ddb_err_set(err, DDB_SERIALIZATION,
+                       "only base-64-encoded strings are convertible to bytes");
+}
+
+/* A Boolean member (BOOL, NULL). Strings DynamoDB's parser converts
+ * ("true", "1", "yes", any case) are replaced by the boolean in place. */
+static int
+ser_bool(json_t *av, const char *key, json_t *v, struct ddb_err *err)
+{
+    if (json_is_boolean(v) || json_is_null(v))
+        return 0;
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+
+        if (strcasecmp(s, "true") == 0 || strcmp(s, "1") == 0 ||
+            strcasecmp(s, "yes") == 0) {
+            json_object_set_new(av, key, json_true());
+            return 0;
+        }
+        if (strcasecmp(s, "false") == 0 || strcmp(s, "0") == 0 ||
+            strcasecmp(s, "no") == 0) {
+            json_object_set_new(av, key, json_false());
+            return 0;
+        }
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Unexpected token received from parser");
+    }
+    return scalar_kind_err(v, "Boolean", err);
+}
+
+/* A List member (SS, NS, BS, L). */
+static int
+ser_list(const json_t *v, struct ddb_err *err)
+{
+    if (json_is_array(v) || json_is_null(v))
+        return 0;
+    if (json_is_object(v))
+        return ddb_err_set(err, DDB_SERIALIZATION, MSG_START_STRUCT);
+    return ddb_err_set(err, DDB_SERIALIZATION, "Unexpected field type");
+}
+
+static int ser_av(json_t *av, int depth, struct ddb_err *err);
+
+/* A Map<String, AttributeValue> (M, or an item). */
+static int
+ser_map(json_t *m, int depth, struct ddb_err *err)
+{
+    const char *k;
+    json_t *v;
+
+    if (json_is_null(m))
+        return 0;
+    if (json_is_array(m))
+        return ddb_err_set(err, DDB_SERIALIZATION, MSG_MAP_CLASS);
+    if (!json_is_object(m))
+        return ddb_err_set(err, DDB_SERIALIZATION, "Unexpected field type");
+    json_object_foreach(m, k, v) {
+        if (ser_av(v, depth, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One AttributeValue structure and everything below it. Past the nesting
+ * limit pass 2 reports the depth, so stop descending there. */
+static int
+ser_av(json_t *av, int depth, struct ddb_err *err)
+{
+    const char *k;
+    json_t *v;
+    size_t i;
+
+    if (json_is_null(av))
+        return 0;
+    if (json_is_array(av))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Unrecognized collection type class "
+                           "com.amazonaws.dynamodb.v20120810.AttributeValue");
+    if (!json_is_object(av))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Unexpected value type in payload");
+    if (depth >= ITEM_DEPTH_MAX)
+        return 0;
+    json_object_foreach(av, k, v) {
+        if (strcmp(k, "S") == 0 || strcmp(k, "N") == 0) {
+            if (ser_string(v, err) != 0)
+                return -1;
+        } else if (strcmp(k, "B") == 0) {
+            if (ser_blob(v, err) != 0)
+                return -1;
+        } else if (strcmp(k, "BOOL") == 0 || strcmp(k, "NULL") == 0) {
+            if (ser_bool(av, k, v, err) != 0)
+                return -1;
+        } else if (strcmp(k, "SS") == 0 || strcmp(k, "NS") == 0 ||
+                   strcmp(k, "BS") == 0 || strcmp(k, "L") == 0) {
+            if (ser_list(v, err) != 0)
+                return -1;
+            for (i = 0; json_is_array(v) && i < json_array_size(v); i++) {
+                json_t *e = json_array_get(v, i);
+                int rc;
+
+                if (k[0] == 'L')
+                    rc = ser_av(e, depth + 1, err);
+                else if (k[0] == 'B')
+                    rc = ser_blob(e, err);
+                else
+                    rc = ser_string(e, err);
+                if (rc != 0)
+                    return -1;
+            }
+        } else if (strcmp(k, "M") == 0) {
+            if (ser_map(v, depth + 1, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Validation, pass 2: DynamoDB's ValidationExceptions, N canonicalised
+ * ---------------------------------------------------------------------- */
+
+struct member {
+    const char *s;
+    size_t len;
+};
+
+static int
+member_cmp(const void *pa, const void *pb)
+{
+    const struct member *a = pa, *b = pb;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->s, b->s, n);
+
+    if (c != 0)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Whether the string array arr has two equal members (by bytes). */
+static bool
+has_duplicates(const json_t *arr)
+{
+    size_t i, n = json_array_size(arr);
+    struct member *m;
+    bool dup = false;
+
+    if (n < 2)
+        return false;
+    m = calloc(n, sizeof(*m));
+    if (m == NULL)
+        abort();
+    for (i = 0; i < n; i++) {
+        const json_t *e = json_array_get(arr, i);
+
+        m[i].s = json_is_string(e) ? json_string_value(e) : "";
+        m[i].len = json_is_string(e) ? json_string_length(e) : 0;
+    }
+    qsort(m, n, sizeof(*m), member_cmp);
+    for (i = 1; i < n && !dup; i++)
+        dup = member_cmp(&m[i - 1], &m[i]) == 0;
+    free(m);
+    return dup;
+}
+
+/* "[a, b, c]" as DynamoDB quotes a set in its duplicate message. */
+static void
+set_str(const json_t *arr, char *out, size_t outsz)
+{
+    size_t i, o = 0;
+    int w;
+
+    w = snprintf(out, outsz, "[");
+    o = w > 0 ? (size_t)w : 0;
+    for (i = 0; i < json_array_size(arr) && o < outsz; i++) {
+        const json_t *e = json_array_get(arr, i);
+
+        w = snprintf(out + o, outsz - o, "%s%s", i ? ", " : "",
+                     json_is_string(e) ? json_string_value(e) : "null");
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    if (o < outsz)
+        snprintf(out + o, outsz - o, "]");
+}
+
+/* Canonicalise one N string in place (arr index i, or av key "N"). */
+static int
+canon_number(json_t *holder, const char *key, size_t idx, json_t *v,
+             struct ddb_err *err)
+{
+    char canon[NUM_TEXT_MAX];
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+    if (json_is_string(v) && strlen(s) != json_string_length(v))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "The parameter cannot be converted to a numeric "
+                           "value: %s", s);
+    if (num_canonical(s, canon, err) != 0)
+        return -1;
+    if (strcmp(canon, s) == 0)
+        return 0;
+    if (key != NULL)
+        json_object_set_new(holder, key, json_string(canon));
+    else
+        json_array_set_new(holder, idx, json_string(canon));
+    return 0;
+}
+
+static int
+val_av(json_t *av, int depth, struct ddb_err *err)
+{
+    const char *k;
+    json_t *v, *e;
+    size_t i, ntypes = 0;
+    bool junk = false;
+
+    if (depth >= ITEM_DEPTH_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_NESTING);
+    if (!json_is_object(av) || json_object_size(av) == 0)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
+
+    json_object_foreach(av, k, v) {
+        if (!is_av_type(k) || json_is_null(v)) {
+            junk = true;
+            continue;
+        }
+        ntypes++;
+        if (strcmp(k, "N") == 0) {
+            if (canon_number(av, "N", 0, v, err) != 0)
+                return -1;
+        } else if (strcmp(k, "NULL") == 0) {
+            if (!json_is_true(v))
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "Null attribute value types must have "
+                                   "the value of true");
+        } else if (strcmp(k, "SS") == 0) {
+            if (json_array_size(v) == 0)
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "An string set  may not be empty");
+            if (has_duplicates(v)) {
+                char buf[DDB_ERR_MSG_MAX];
+
+                set_str(v, buf, sizeof(buf));
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "Input collection %.3900s contains "
+                                   "duplicates.", buf);
+            }
+        } else if (strcmp(k, "NS") == 0) {
+            if (json_array_size(v) == 0)
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "An number set  may not be empty");
+            for (i = 0; i < json_array_size(v); i++)
+                if (canon_number(v, NULL, i, json_array_get(v, i), err) != 0)
+                    return -1;
+            /* Members are canonical now: "1" and "1.0" collide. */
+            if (has_duplicates(v))
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "Input collection contains duplicates");
+        } else if (strcmp(k, "BS") == 0) {
+            if (json_array_size(v) == 0)
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "Binary sets should not be empty");
+            if (has_duplicates(v)) {
+                char buf[DDB_ERR_MSG_MAX];
+
+                set_str(v, buf, sizeof(buf));
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "Input collection %.3900sof type BS "
+                                   "contains duplicates.", buf);
+            }
+        } else if (strcmp(k, "M") == 0) {
+            const char *mk;
+
+            json_object_foreach(v, mk, e) {
+                if (val_av(e, depth + 1, err) != 0)
+                    return -1;
+            }
+        } else if (strcmp(k, "L") == 0) {
+            json_array_foreach(v, i, e) {
+                if (val_av(e, depth + 1, err) != 0)
+                    return -1;
+            }
+        }
+    }
+    if (ntypes == 0)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
+    if (ntypes > 1)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_MULTI_AV);
+    if (junk) {
+        /* Unknown members (and explicit nulls) are ignored by DynamoDB's
+         * parser; drop them so the stored value is clean. */
+        void *it = json_object_iter(av);
+
+        while (it != NULL) {
+            k = json_object_iter_key(it);
+            v = json_object_iter_value(it);
+            if (!is_av_type(k) || json_is_null(v)) {
+                void *next = json_object_iter_next(av, it);
+
+                json_object_del(av, k);
+                it = next;
+            } else {
+                it = json_object_iter_next(av, it);
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * Validate one AttributeValue as DynamoDB does, first the JSON types of the
+ * whole value (SerializationException), then the rules (ValidationException):
+ * exactly one type, well-formed numbers (canonicalised in place), NULL true,
+ * no empty sets, no duplicate set members, nesting at most ITEM_DEPTH_MAX
+ * levels counting av as level depth + 1. BOOL/NULL given as "true"/"false"
+ * strings are converted, unknown members dropped.
+ */
+int
+av_validate(json_t *av, int depth, struct ddb_err *err)
+{
+    if (ser_av(av, depth, err) != 0)
+        return -1;
+    return val_av(av, depth, err);
+}
+
+/* Validate every attribute of an item map ("Item", "Key", ...): JSON types
+ * of all attributes first, then the rules, as DynamoDB orders them. */
+int
+item_validate(json_t *item, struct ddb_err *err)
+{
+    const char *k;
+    json_t *v;
+
+    if (ser_map(item, 0, err) != 0)
+        return -1;
+    if (!json_is_object(item))
+        return 0;
+    json_object_foreach(item, k, v) {
+        if (val_av(v, 0, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Size (throttling.md 2)
+ * ---------------------------------------------------------------------- */
+
+/* Bytes av counts toward item size: S UTF-8 bytes, B raw bytes, N per
+ * num_size, BOOL/NULL 1, sets the sum of their members, L and M 3 plus 1
+ * per element plus the elements (M elements include their names). */
+size_t
+av_size(const json_t *av)
+{
+    const char *t = av_type(av), *k;
+    const json_t *v, *e;
+    size_t i, size = 0;
+
+    if (t == NULL)
+        return 0;
+    v = json_object_get(av, t);
+    switch (t[0]) {
+    case 'S':
+        if (t[1] == '\0')
+            return json_string_length(v);
+        json_array_foreach(v, i, e)
+            size += json_string_length(e);
+        return size;
+    case 'N':
+        if (t[1] == '\0')
+            return num_size(json_string_value(v));
+        if (t[1] == 'S') {
+            json_array_foreach(v, i, e)
+                size += num_size(json_string_value(e));
+            return size;
+        }
+        return 1;                   /* NULL */
+    case 'B':
+        if (t[1] == '\0')
+            return b64_len(json_string_value(v), json_string_length(v));
+        if (t[1] == 'S') {
+            json_array_foreach(v, i, e)
+                size += b64_len(json_string_value(e), json_string_length(e));
+            return size;
+        }
+        return 1;                   /* BOOL */
+    case 'L':
+        size = 3;
+        json_array_foreach(v, i, e)
+            size += 1 + av_size(e);
+        return size;
+    case 'M':
+        size = 3;
+        json_object_foreach((json_t *)v, k, e)
+            size += 1 + strlen(k) + av_size(e);
+        return size;
+    }
+    return 0;
+}
+
+/* Bytes an item counts: for each attribute its name's UTF-8 bytes plus
+ * av_size of its value. Compare with ITEM_SIZE_MAX. */
+size_t
+item_size(const json_t *item)
+{
+    const char *k;
+    json_t *v;
+    size_t size = 0;
+
+    if (!json_is_object(item))
+        return 0;
+    json_object_foreach((json_t *)item, k, v)
+        size += strlen(k) + av_size(v);
+    return size;
+}
+
+/* ------------------------------------------------------------------------
+ * Equality and order
+ * ---------------------------------------------------------------------- */
+
+static int
+bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+
+    if (c != 0)
+        return c < 0 ? -1 : 1;
+    return alen < blen ? -1 : alen > blen;
+}
+
+static int
+b64_cmp(const json_t *a, const json_t *b)
+{
+    size_t alen, blen;
+    uint8_t *da = b64_decode(json_string_value(a), json_string_length(a),
+                             &alen);
+    uint8_t *db = b64_decode(json_string_value(b), json_string_length(b),
+                             &blen);
+    int c = bytes_cmp((const char *)da, alen, (const char *)db, blen);
+
+    free(da);
+    free(db);
+    return c;
+}
+
+static bool
+str_equal(const json_t *a, const json_t *b)
+{
+    return json_is_string(a) && json_is_string(b) &&
+        json_string_length(a) == json_string_length(b) &&
+        memcmp(json_string_value(a), json_string_value(b),
+               json_string_length(a)) == 0;
+}
+
+/* Whether every member of set a is in set b (members compared as N when
+ * numeric, else by bytes). */
+static bool
+set_subset(const json_t *a, const json_t *b, bool numeric)
+{
+    size_t i, j;
+    const json_t *x, *y;
+
+    json_array_foreach(a, i, x) {
+        bool found = false;
+
+        json_array_foreach(b, j, y) {
+            if (numeric ? (json_is_string(x) && json_is_string(y) &&
+                           num_cmp(json_string_value(x),
+                                   json_string_value(y)) == 0)
+                        : str_equal(x, y)) {
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Equality of two validated AttributeValues: same type and value; sets
+ * compare as sets, N numerically ("1" equals "1.0"), L in order, M by key. */
+bool
+av_equal(const json_t *a, const json_t *b)
+{
+    const char *ta = av_type(a), *tb = av_type(b), *k;
+    const json_t *va, *vb, *e;
+    size_t i;
+
+    if (ta == NULL || tb == NULL || strcmp(ta, tb) != 0)
+        return false;
+    va = json_object_get(a, ta);
+    vb = json_object_get(b, tb);
+    if (strcmp(ta, "S") == 0 || strcmp(ta, "B") == 0)
+        return str_equal(va, vb);
+    if (strcmp(ta, "N") == 0)
+        return json_is_string(va) && json_is_string(vb) &&
+            num_cmp(json_string_value(va), json_string_value(vb)) == 0;
+    if (strcmp(ta, "BOOL") == 0 || strcmp(ta, "NULL") == 0)
+        return json_is_true(va) == json_is_true(vb);
+    if (ta[1] == 'S')               /* SS, NS, BS */
+        return json_array_size(va) == json_array_size(vb) &&
+            set_subset(va, vb, ta[0] == 'N') &&
+            set_subset(vb, va, ta[0] == 'N');
+    if (strcmp(ta, "L") == 0) {
+        if (json_array_size(va) != json_array_size(vb))
+            return false;
+        json_array_foreach(va, i, e)
+            if (!av_equal(e, json_array_get(vb, i)))
+                return false;
+        return true;
+    }
+    if (strcmp(ta, "M") == 0) {
+        if (json_object_size(va) != json_object_size(vb))
+            return false;
+        json_object_foreach((json_t *)va, k, e) {
+            const json_t *o = json_object_get(vb, k);
+
+            if (o == NULL || !av_equal(e, o))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/*
+ * Order of two scalar values of the same type: S by UTF-8 bytes (unsigned),
+ * B by decoded bytes (unsigned), N numerically. Returns <0, 0, >0 with
+ * *comparable = true; 0 with *comparable = false when the types differ or
+ * are not S, N or B.
+ */
+int
+av_compare(const json_t *a, const json_t *b, bool *comparable)
+{
+    const char *ta = av_type(a), *tb = av_type(b);
+    const json_t *va, *vb;
+    bool ok = false;
+    int c = 0;
+
+    if (ta != NULL && tb != NULL && strcmp(ta, tb) == 0 && ta[1] == '\0' &&
+        (ta[0] == 'S' || ta[0] == 'N' || ta[0] == 'B')) {
+        va = json_object_get(a, ta);
+        vb = json_object_get(b, tb);
+        if (json_is_string(va) && json_is_string(vb)) {
+            ok = true;
+            if (ta[0] == 'S')
+                c = bytes_cmp(json_string_value(va), json_string_length(va),
+                              json_string_value(vb), json_string_length(vb));
+            else if (ta[0] == 'N')
+                c = num_cmp(json_string_value(va), json_string_value(vb));
+            else
+                c = b64_cmp(va, vb);
+        }
+    }
+    if (comparable != NULL)
+        *comparable = ok;
+    return ok ? (c < 0 ? -1 : c > 0) : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Key schema and storage keys
+ * ---------------------------------------------------------------------- */
+
+/* Type ('S', 'N', 'B') of attribute name in AttributeDefinitions, or 0. */
+static char
+attr_def_type(const json_t *defs, const char *name)
+{
+    size_t i;
+    const json_t *d;
+
+    json_array_foreach(defs, i, d) {
+        const char *n = json_string_value(json_object_get(d, "AttributeName"));
+        const char *t = json_string_value(json_object_get(d, "AttributeType"));
+
+        if (n != NULL && t != NULL && strcmp(n, name) == 0 &&
+            (strcmp(t, "S") == 0 || strcmp(t, "N") == 0 ||
+             strcmp(t, "B") == 0))
+            return t[0];
+    }
+    return 0;
+}
+
+/*
+ * Read KeySchema and AttributeDefinitions from a DescribeTable-shaped
+ * description (desc borrowed) into ks. -1 with an InternalServerError if
+ * the description is malformed (it is written by us, so that is a bug).
+ */
+int
+key_schema_from_desc(const json_t *desc, struct key_schema *ks,
+                     struct ddb_err *err)
+{
+    const json_t *schema = json_object_get(desc, "KeySchema");
+    const json_t *defs = json_object_get(desc, "AttributeDefinitions");
+    const json_t *e;
+    size_t i;
+
+    memset(ks, 0, sizeof(*ks));
+    if (!json_is_array(schema) || !json_is_array(defs))
+        return ddb_err_set(err, DDB_INTERNAL,
+                           "table description has no key schema");
+    json_array_foreach(schema, i, e) {
+        const char *n = json_string_value(json_object_get(e, "AttributeName"));
+        const char *kt = json_string_value(json_object_get(e, "KeyType"));
+        char t;
+
+        if (n == NULL || kt == NULL || strlen(n) >= sizeof(ks->hash_name))
+            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
+        t = attr_def_type(defs, n);
+        if (t == 0)
+            return ddb_err_set(err, DDB_INTERNAL,
+                               "key attribute %s has no definition", n);
+        if (strcmp(kt, "HASH") == 0 && ks->hash_type == 0) {
+            strcpy(ks->hash_name, n);
+            ks->hash_type = t;
+        } else if (strcmp(kt, "RANGE") == 0 && ks->range_type == 0) {
+            strcpy(ks->range_name, n);
+            ks->range_type = t;
+        } else {
+            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
+        }
+    }
+    if (ks->hash_type == 0)
+        return ddb_err_set(err, DDB_INTERNAL, "key schema has no HASH key");
+    return 0;
+}
+
+/*
+ * Check one key attribute of item against its schema entry and encode it
+ * into out (KEY_BYTES_MAX). Messages follow DynamoDB: an item
+ * ("Missing the key", "Type mismatch for key") and a Key map ("The provided
+ * key element does not match the schema") are reported differently, and
+ * so is an empty value ("are not valid." for items, "were invalid:" for
+ * Key maps, as DynamoDB words them).
+ */
+static long
+key_attr(const json_t *item, const char *name, char type, bool is_hash,
+         bool is_key_map, uint8_t *out, struct ddb_err *err)
+{
+    const json_t *av = json_object_get(item, name), *v;
+    const char *actual = av_type(av);
+    char tname[2] = { type, '\0' };
+    size_t len;
+    long n;
+
+    if (av == NULL) {
+        if (is_key_map)
+            return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                           "Missing the key %s in the item", name);
+    }
+    if (actual == NULL || strcmp(actual, tname) != 0) {
+        if (is_key_map)
+            return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                           "Type mismatch for key %s expected: %s actual: %s",
+                           name, tname, actual ? actual : "NULL");
+    }
+    v = json_object_get(av, tname);
+    if (!json_is_string(v))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+    len = json_string_length(v);
+    if (type != 'N' && len == 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "%s The AttributeValue for a key attribute cannot "
+                           "contain an empty %s value. Key: %s",
+                           is_key_map
+                               ? "One or more parameter values were invalid:"
+                               : "One or more parameter values are not valid.",
+                           type == 'S' ? "string" : "binary", name);
+    if (type == 'B')
+        len = b64_len(json_string_value(v), len);
+    if (type != 'N' && is_hash && len > KEY_HASH_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                           "Size of hashkey has exceeded the maximum size "
+                           "limit of2048 bytes");
+    if (type != 'N' && !is_hash && len > KEY_RANGE_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                           "Aggregated size of all range keys has exceeded "
+                           "the size limit of 1024 bytes");
+    n = key_encode_value(av, out);
+    if (n < 0)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+    return n;
+}
+
+/*
+ * Build the storage key of item (an Item, or a Key map when is_key_map)
+ * from schema ks, checking it with DynamoDB's messages: missing key
+ * attributes, wrong types, empty S/B values, sizes over 2048 (partition)
+ * and 1024 (sort) bytes, and for Key maps any other attribute. Values must
+ * have passed item_validate (N canonical). item borrowed; k filled.
+ */
+int
+item_key_build(const struct key_schema *ks, const json_t *item,
+               bool is_key_map, struct item_key *k, struct ddb_err *err)
+{
+    uint8_t pk[KEY_BYTES_MAX], sk[KEY_BYTES_MAX];
+    size_t want = ks->range_type ? 2 : 1;
+    long pklen, sklen = 0;
+
+    if (!json_is_object(item))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+    if (is_key_map && json_object_size(item) != want)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
+    pklen = key_attr(item, ks->hash_name, ks->hash_type, true, is_key_map,
+                     pk, err);
+    if (pklen < 0)
+        return -1;
+    if (ks->range_type) {
+        sklen = key_attr(item, ks->range_name, ks->range_type, false,
+                         is_key_map, sk, err);
+        if (sklen < 0)
+            return -1;
+    }
+    key_set(k, pk, (size_t)pklen, ks->range_type ? sk : NULL, (size_t)sklen);
+    return 0;
+}
+
+/* The key attributes of item (borrowed) as a new Key map (caller frees);
+ * attributes missing from item are left out. */
+json_t *
+item_key_map(const struct key_schema *ks, const json_t *item)
+{
+    json_t *key = json_object(), *v;
+
+    if (key == NULL)
+        abort();
+    v = json_object_get(item, ks->hash_name);
+    if (v != NULL)
+        json_object_set_new(key, ks->hash_name, json_deep_copy(v));
+    if (ks->range_type) {
+        v = json_object_get(item, ks->range_name);
+        if (v != NULL)
+            json_object_set_new(key, ks->range_name, json_deep_copy(v));
+    }
+    return key;
+}

@@ -1,3 +1,1046 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_validate;
+/* validate.c - the service model's shape checks, run on every request
+ * before its handler. Two passes, as DynamoDB does: first JSON types
+ * (SerializationException, first failure wins), then constraints (required
+ * members, lengths, ranges, enums, patterns), all collected into one
+ * "N validation error(s) detected: ..." ValidationException.
+ *
+ * Member order matters: DynamoDB checks members in a fixed order that is
+ * neither alphabetical nor the model's. The tables below list members in
+ * the order DynamoDB reports them (as recorded by dynalite); members added
+ * to the API later follow in service-model order. Unknown members are
+ * ignored. Semantic checks (key schema vs. attribute definitions,
+ * expression syntax, AttributeValue contents) belong to the handlers. */
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/validate.h"
+
+#define VALIDATE_MAX_ERRORS 10          /* DynamoDB stops listing at 10 */
+#define VALUE_STR_MAX       2048        /* longest value quoted in a message */
+#define PATH_MAX_LEN        1024
+
+enum vtype {
+    T_STR,                              /* java.lang.String */
+    T_INT,                              /* java.lang.Integer */
+    T_LONG,                             /* java.lang.Long */
+    T_BOOL,                             /* java.lang.Boolean */
+    T_BLOB,                             /* base64 -> java.nio.ByteBuffer */
+    T_LIST,                             /* sub: the element */
+    T_MAP,                              /* sub: the value; cls: value class */
+    T_STRUCT,                           /* sub: fields, NULL-name ended */
+    T_AV,                               /* an AttributeValue */
+};
+
+enum {
+    F_NOTNULL = 1 << 0,
+    F_MINLEN = 1 << 1,
+    F_MAXLEN = 1 << 2,
+    F_MINVAL = 1 << 3,
+    F_MAXVAL = 1 << 4,
+    F_PATTERN = 1 << 5,                 /* [a-zA-Z0-9_.-]+ */
+};
+
+struct vfield {
+    const char *name;                   /* JSON member name */
+    enum vtype type;
+    unsigned flags;
+    long long minlen, maxlen;           /* strings, lists, maps */
+    long long minval, maxval;           /* integers */
+    const char *const *enums;           /* NULL-ended, in message order */
+    const struct vfield *sub;           /* see enum vtype */
+    const char *cls;                    /* class name used in messages */
+};
+
+#define NAME_PATTERN "[a-zA-Z0-9_.-]+"
+
+/* ------------------------------------------------------------------------
+ * Enumerations, in the order DynamoDB prints them.
+ * ---------------------------------------------------------------------- */
+
+static const char *const e_consumed[] = { "INDEXES", "TOTAL", "NONE", NULL };
+static const char *const e_retvals[] = { "ALL_NEW", "UPDATED_OLD", "ALL_OLD",
+                                         "NONE", "UPDATED_NEW", NULL };
+static const char *const e_metrics[] = { "SIZE", "NONE", NULL };
+static const char *const e_condop[] = { "OR", "AND", NULL };
+static const char *const e_cmpop[] = {
+    "IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS", "EQ", "GT", "NOT_NULL",
+    "NE", "LE", "BEGINS_WITH", "GE", "CONTAINS", NULL };
+static const char *const e_select[] = { "SPECIFIC_ATTRIBUTES", "COUNT",
+                                        "ALL_ATTRIBUTES",
+                                        "ALL_PROJECTED_ATTRIBUTES", NULL };
+static const char *const e_billing[] = { "PROVISIONED", "PAY_PER_REQUEST",
+                                         NULL };
+static const char *const e_attrtype[] = { "B", "N", "S", NULL };
+static const char *const e_keytype[] = { "HASH", "RANGE", NULL };
+static const char *const e_projtype[] = { "ALL", "INCLUDE", "KEYS_ONLY",
+                                          NULL };
+static const char *const e_rvcf[] = { "ALL_OLD", "NONE", NULL };
+static const char *const e_viewtype[] = { "NEW_IMAGE", "OLD_IMAGE",
+                                          "NEW_AND_OLD_IMAGES", "KEYS_ONLY",
+                                          NULL };
+static const char *const e_tableclass[] = { "STANDARD",
+                                            "STANDARD_INFREQUENT_ACCESS",
+                                            NULL };
+static const char *const e_ssetype[] = { "AES256", "KMS", NULL };
+
+/* ------------------------------------------------------------------------
+ * Shared shapes
+ * ---------------------------------------------------------------------- */
+
+#define END { .name = NULL }
+
+static const struct vfield av_elem = { .name = "member", .type = T_AV,
+                                       .cls = "AttributeValue" };
+static const struct vfield str_elem = { .name = "member", .type = T_STR };
+static const struct vfield blob_elem = { .name = "member", .type = T_BLOB };
+
+/* Map<String, AttributeValue>: Key, Item, ExclusiveStartKey, ... */
+#define AVMAP(n, fl) { .name = n, .type = T_MAP, .flags = fl, \
+                       .sub = &av_elem, .cls = "AttributeValue" }
+#define ENUM(n, e) { .name = n, .type = T_STR, .enums = e }
+#define STRING(n) { .name = n, .type = T_STR }
+#define BOOL(n) { .name = n, .type = T_BOOL }
+
+#define TABLENAME { .name = "TableName", .type = T_STR, \
+                    .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, \
+                    .minlen = 1, .maxlen = 1024 }
+#define INDEXNAME(fl) { .name = "IndexName", .type = T_STR, \
+                        .flags = (fl) | F_PATTERN | F_MINLEN | F_MAXLEN, \
+                        .minlen = 3, .maxlen = 255 }
+#define ATTRS_TO_GET { .name = "AttributesToGet", .type = T_LIST, \
+                       .flags = F_MINLEN | F_MAXLEN, .minlen = 1, \
+                       .maxlen = 255, .sub = &str_elem }
+#define EXPR_NAMES { .name = "ExpressionAttributeNames", .type = T_MAP, \
+                     .sub = &str_elem, .cls = "java.lang.String" }
+
+/* ProvisionedThroughput */
+static const struct vfield pt_fields[] = {
+    { .name = "WriteCapacityUnits", .type = T_LONG,
+      .flags = F_NOTNULL | F_MINVAL, .minval = 1 },
+    { .name = "ReadCapacityUnits", .type = T_LONG,
+      .flags = F_NOTNULL | F_MINVAL, .minval = 1 },
+    END
+};
+#define PROV_THROUGHPUT(fl) { .name = "ProvisionedThroughput", \
+                              .type = T_STRUCT, .flags = fl, \
+                              .sub = pt_fields, \
+                              .cls = "ProvisionedThroughput" }
+
+/* AttributeDefinitions */
+static const struct vfield attrdef_fields[] = {
+    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    { .name = "AttributeType", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_attrtype },
+    END
+};
+static const struct vfield attrdef_elem = {
+    .name = "member", .type = T_STRUCT, .sub = attrdef_fields,
+    .cls = "AttributeDefinition" };
+
+/* KeySchema: the table's checks KeyType against the enum; an index's
+ * KeySchema does not (the handler does). */
+static const struct vfield kse_fields[] = {
+    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    { .name = "KeyType", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_keytype },
+    END
+};
+static const struct vfield kse_elem = {
+    .name = "member", .type = T_STRUCT, .sub = kse_fields,
+    .cls = "KeySchemaElement" };
+static const struct vfield ikse_fields[] = {
+    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    { .name = "KeyType", .type = T_STR, .flags = F_NOTNULL },
+    END
+};
+static const struct vfield ikse_elem = {
+    .name = "member", .type = T_STRUCT, .sub = ikse_fields,
+    .cls = "KeySchemaElement" };
+#define KEYSCHEMA(elem) { .name = "KeySchema", .type = T_LIST, \
+                          .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, \
+                          .minlen = 1, .maxlen = 2, .sub = &(elem) }
+
+static const struct vfield proj_fields[] = {
+    ENUM("ProjectionType", e_projtype),
+    { .name = "NonKeyAttributes", .type = T_LIST, .flags = F_MINLEN,
+      .minlen = 1, .sub = &str_elem },
+    END
+};
+#define PROJECTION { .name = "Projection", .type = T_STRUCT, \
+                     .flags = F_NOTNULL, .sub = proj_fields, \
+                     .cls = "Projection" }
+
+static const struct vfield lsi_fields[] = {
+    INDEXNAME(F_NOTNULL),
+    KEYSCHEMA(ikse_elem),
+    PROJECTION,
+    END
+};
+static const struct vfield lsi_elem = {
+    .name = "member", .type = T_STRUCT, .sub = lsi_fields,
+    .cls = "LocalSecondaryIndex" };
+
+static const struct vfield odt_fields[] = {
+    { .name = "MaxReadRequestUnits", .type = T_LONG },
+    { .name = "MaxWriteRequestUnits", .type = T_LONG },
+    END
+};
+#define ON_DEMAND { .name = "OnDemandThroughput", .type = T_STRUCT, \
+                    .sub = odt_fields, .cls = "OnDemandThroughput" }
+static const struct vfield warm_fields[] = {
+    { .name = "ReadUnitsPerSecond", .type = T_LONG },
+    { .name = "WriteUnitsPerSecond", .type = T_LONG },
+    END
+};
+#define WARM { .name = "WarmThroughput", .type = T_STRUCT, \
+               .sub = warm_fields, .cls = "WarmThroughput" }
+
+static const struct vfield gsi_fields[] = {
+    INDEXNAME(F_NOTNULL),
+    KEYSCHEMA(ikse_elem),
+    PROJECTION,
+    PROV_THROUGHPUT(0),
+    ON_DEMAND,
+    WARM,
+    END
+};
+static const struct vfield gsi_elem = {
+    .name = "member", .type = T_STRUCT, .sub = gsi_fields,
+    .cls = "GlobalSecondaryIndex" };
+
+static const struct vfield stream_fields[] = {
+    { .name = "StreamEnabled", .type = T_BOOL, .flags = F_NOTNULL },
+    ENUM("StreamViewType", e_viewtype),
+    END
+};
+#define STREAM_SPEC { .name = "StreamSpecification", .type = T_STRUCT, \
+                      .sub = stream_fields, .cls = "StreamSpecification" }
+static const struct vfield sse_fields[] = {
+    BOOL("Enabled"),
+    ENUM("SSEType", e_ssetype),
+    STRING("KMSMasterKeyId"),
+    END
+};
+#define SSE_SPEC { .name = "SSESpecification", .type = T_STRUCT, \
+                   .sub = sse_fields, .cls = "SSESpecification" }
+static const struct vfield tag_fields[] = {
+    { .name = "Key", .type = T_STR, .flags = F_NOTNULL | F_MINLEN | F_MAXLEN,
+      .minlen = 1, .maxlen = 128 },
+    { .name = "Value", .type = T_STR, .flags = F_NOTNULL | F_MAXLEN,
+      .maxlen = 256 },
+    END
+};
+static const struct vfield tag_elem = {
+    .name = "member", .type = T_STRUCT, .sub = tag_fields, .cls = "Tag" };
+
+/* Condition (KeyConditions, QueryFilter, ScanFilter) */
+static const struct vfield cond_fields[] = {
+    { .name = "AttributeValueList", .type = T_LIST, .sub = &av_elem },
+    { .name = "ComparisonOperator", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_cmpop },
+    END
+};
+/* Query's KeyConditions checks the operator first. */
+static const struct vfield keycond_fields[] = {
+    { .name = "ComparisonOperator", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_cmpop },
+    { .name = "AttributeValueList", .type = T_LIST, .sub = &av_elem },
+    END
+};
+static const struct vfield cond_elem = {
+    .name = "member", .type = T_STRUCT, .sub = cond_fields,
+    .cls = "Condition" };
+static const struct vfield keycond_elem = {
+    .name = "member", .type = T_STRUCT, .sub = keycond_fields,
+    .cls = "Condition" };
+
+/* ExpectedAttributeValue (Expected) */
+static const struct vfield expected_fields[] = {
+    { .name = "AttributeValueList", .type = T_LIST, .sub = &av_elem },
+    ENUM("ComparisonOperator", e_cmpop),
+    BOOL("Exists"),
+    { .name = "Value", .type = T_AV, .cls = "AttributeValue" },
+    END
+};
+static const struct vfield expected_elem = {
+    .name = "member", .type = T_STRUCT, .sub = expected_fields,
+    .cls = "ExpectedAttributeValue" };
+#define EXPECTED { .name = "Expected", .type = T_MAP, \
+                   .sub = &expected_elem, .cls = "ExpectedAttributeValue" }
+
+/* AttributeValueUpdate (AttributeUpdates) */
+static const struct vfield avu_fields[] = {
+    STRING("Action"),
+    { .name = "Value", .type = T_AV, .cls = "AttributeValue" },
+    END
+};
+static const struct vfield avu_elem = {
+    .name = "member", .type = T_STRUCT, .sub = avu_fields,
+    .cls = "AttributeValueUpdate" };
+
+/* GlobalSecondaryIndexUpdates */
+static const struct vfield gsiu_update_fields[] = {
+    INDEXNAME(F_NOTNULL),
+    PROV_THROUGHPUT(F_NOTNULL),
+    ON_DEMAND,
+    WARM,
+    END
+};
+static const struct vfield gsiu_create_fields[] = {
+    PROJECTION,
+    INDEXNAME(F_NOTNULL),
+    PROV_THROUGHPUT(F_NOTNULL),
+    KEYSCHEMA(ikse_elem),
+    ON_DEMAND,
+    WARM,
+    END
+};
+static const struct vfield gsiu_delete_fields[] = {
+    INDEXNAME(F_NOTNULL),
+    END
+};
+static const struct vfield gsiu_fields[] = {
+    { .name = "Update", .type = T_STRUCT, .sub = gsiu_update_fields,
+      .cls = "UpdateGlobalSecondaryIndexAction" },
+    { .name = "Create", .type = T_STRUCT, .sub = gsiu_create_fields,
+      .cls = "CreateGlobalSecondaryIndexAction" },
+    { .name = "Delete", .type = T_STRUCT, .sub = gsiu_delete_fields,
+      .cls = "DeleteGlobalSecondaryIndexAction" },
+    END
+};
+static const struct vfield gsiu_elem = {
+    .name = "member", .type = T_STRUCT, .sub = gsiu_fields,
+    .cls = "GlobalSecondaryIndexUpdate" };
+
+/* ------------------------------------------------------------------------
+ * Operations
+ * ---------------------------------------------------------------------- */
+
+static const struct vfield op_create_table[] = {
+    { .name = "AttributeDefinitions", .type = T_LIST, .flags = F_NOTNULL,
+      .sub = &attrdef_elem },
+    TABLENAME,
+    ENUM("BillingMode", e_billing),
+    PROV_THROUGHPUT(0),
+    KEYSCHEMA(kse_elem),
+    { .name = "LocalSecondaryIndexes", .type = T_LIST, .sub = &lsi_elem },
+    { .name = "GlobalSecondaryIndexes", .type = T_LIST, .sub = &gsi_elem },
+    STREAM_SPEC,
+    SSE_SPEC,
+    { .name = "Tags", .type = T_LIST, .sub = &tag_elem },
+    ENUM("TableClass", e_tableclass),
+    BOOL("DeletionProtectionEnabled"),
+    WARM,
+    STRING("ResourcePolicy"),
+    ON_DEMAND,
+    END
+};
+
+static const struct vfield op_table_only[] = { TABLENAME, END };
+
+static const struct vfield op_get_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    ATTRS_TO_GET,
+    TABLENAME,
+    AVMAP("Key", F_NOTNULL),
+    BOOL("ConsistentRead"),
+    STRING("ProjectionExpression"),
+    EXPR_NAMES,
+    END
+};
+
+static const struct vfield op_put_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    TABLENAME,
+    AVMAP("Item", F_NOTNULL),
+    ENUM("ConditionalOperator", e_condop),
+    EXPECTED,
+    ENUM("ReturnValues", e_retvals),
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
+    STRING("ConditionExpression"),
+    AVMAP("ExpressionAttributeValues", 0),
+    EXPR_NAMES,
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+
+static const struct vfield op_delete_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    TABLENAME,
+    ENUM("ReturnValues", e_retvals),
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
+    AVMAP("Key", F_NOTNULL),
+    ENUM("ConditionalOperator", e_condop),
+    EXPECTED,
+    STRING("ConditionExpression"),
+    AVMAP("ExpressionAttributeValues", 0),
+    EXPR_NAMES,
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+
+static const struct vfield op_update_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    TABLENAME,
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
+    ENUM("ReturnValues", e_retvals),
+    AVMAP("Key", F_NOTNULL),
+    ENUM("ConditionalOperator", e_condop),
+    EXPECTED,
+    { .name = "AttributeUpdates", .type = T_MAP, .sub = &avu_elem,
+      .cls = "AttributeValueUpdate" },
+    STRING("ConditionExpression"),
+    STRING("UpdateExpression"),
+    AVMAP("ExpressionAttributeValues", 0),
+    EXPR_NAMES,
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+
+static const struct vfield op_query[] = {
+    ENUM("Select", e_select),
+    INDEXNAME(0),
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    { .name = "QueryFilter", .type = T_MAP, .sub = &cond_elem,
+      .cls = "Condition" },
+    TABLENAME,
+    ENUM("ConditionalOperator", e_condop),
+    ATTRS_TO_GET,
+    { .name = "Limit", .type = T_INT, .flags = F_MINVAL, .minval = 1 },
+    { .name = "KeyConditions", .type = T_MAP, .sub = &keycond_elem,
+      .cls = "Condition" },
+    AVMAP("ExclusiveStartKey", 0),
+    BOOL("ConsistentRead"),
+    BOOL("ScanIndexForward"),
+    STRING("KeyConditionExpression"),
+    STRING("FilterExpression"),
+    STRING("ProjectionExpression"),
+    AVMAP("ExpressionAttributeValues", 0),
+    EXPR_NAMES,
+    END
+};
+
+static const struct vfield op_scan[] = {
+    ENUM("Select", e_select),
+    INDEXNAME(0),
+    { .name = "TotalSegments", .type = T_INT, .flags = F_MINVAL | F_MAXVAL,
+      .minval = 1, .maxval = 1000000 },
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    TABLENAME,
+    ENUM("ConditionalOperator", e_condop),
+    { .name = "ScanFilter", .type = T_MAP, .sub = &cond_elem,
+      .cls = "Condition" },
+    { .name = "Segment", .type = T_INT, .flags = F_MINVAL | F_MAXVAL,
+      .minval = 0, .maxval = 999999 },
+    { .name = "Limit", .type = T_INT, .flags = F_MINVAL, .minval = 1 },
+    ATTRS_TO_GET,
+    AVMAP("ExclusiveStartKey", 0),
+    STRING("FilterExpression"),
+    STRING("ProjectionExpression"),
+    AVMAP("ExpressionAttributeValues", 0),
+    EXPR_NAMES,
+    BOOL("ConsistentRead"),
+    END
+};
+
+static const struct vfield op_list_tables[] = {
+    { .name = "Limit", .type = T_INT, .flags = F_MINVAL | F_MAXVAL,
+      .minval = 1, .maxval = 100 },
+    { .name = "ExclusiveStartTableName", .type = T_STR,
+      .flags = F_PATTERN | F_MINLEN | F_MAXLEN, .minlen = 3, .maxlen = 255 },
+    END
+};
+
+static const struct vfield op_update_table[] = {
+    TABLENAME,
+    PROV_THROUGHPUT(0),
+    ENUM("BillingMode", e_billing),
+    { .name = "GlobalSecondaryIndexUpdates", .type = T_LIST,
+      .sub = &gsiu_elem },
+    { .name = "AttributeDefinitions", .type = T_LIST, .sub = &attrdef_elem },
+    STREAM_SPEC,
+    SSE_SPEC,
+    ENUM("TableClass", e_tableclass),
+    BOOL("DeletionProtectionEnabled"),
+    ON_DEMAND,
+    WARM,
+    END
+};
+
+static const struct {
+    const char *op;
+    const struct vfield *fields;
+} op_schemas[] = {
+    { "CreateTable", op_create_table },
+    { "DeleteItem", op_delete_item },
+    { "DeleteTable", op_table_only },
+    { "DescribeTable", op_table_only },
+    { "GetItem", op_get_item },
+    { "ListTables", op_list_tables },
+    { "PutItem", op_put_item },
+    { "Query", op_query },
+    { "Scan", op_scan },
+    { "UpdateItem", op_update_item },
+    { "UpdateTable", op_update_table },
+};
+
+/* ------------------------------------------------------------------------
+ * Pass 1: JSON types (SerializationException, "Message")
+ * ---------------------------------------------------------------------- */
+
+static int
+ser_err(struct ddb_err *err, const char *msg)
+{
+    return ddb_err_set(err, DDB_SERIALIZATION, "%s", msg);
+}
+
+static const char *
+java_class(enum vtype t)
+{
+    switch (t) {
+    case T_INT:
+        return "Integer";
+    case T_LONG:
+        return "Long";
+    case T_BOOL:
+        return "Boolean";
+    default:
+        return "String";
+    }
+}
+
+static bool
+is_b64(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+           (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+static int
+b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : 63;
+}
+
+/* Canonical standard base64 with padding, as DynamoDB's decoder wants. */
+static int
+check_blob(const json_t *v, struct ddb_err *err)
+{
+    const char *s = json_string_value(v);
+    size_t n = json_string_length(v), i, pad = 0;
+
+    if (n % 4 != 0)
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "Base64 encoded length is expected a multiple of "
+                           "4 bytes but found: %zu", n);
+    if (n >= 1 && s[n - 1] == '=')
+        pad++;
+    if (n >= 2 && s[n - 2] == '=')
+        pad++;
+    for (i = 0; i < n - pad; i++)
+        if (!is_b64(s[i]))
+            goto bad;
+    /* The unused low bits of the last character must be zero. */
+    if (pad == 1 && (b64_value(s[n - 2]) & 0x3) != 0)
+        goto bad;
+    if (pad == 2 && (b64_value(s[n - 3]) & 0xf) != 0)
+        goto bad;
+    return 0;
+bad:
+    return ser_err(err, "Invalid last non-pad Base64 character dectected");
+}
+
+static int check_type(const struct vfield *f, const json_t *v, bool in_coll,
+                      struct ddb_err *err);
+
+static int
+check_struct_fields(const struct vfield *fields, const json_t *obj,
+                    struct ddb_err *err)
+{
+    const struct vfield *f;
+
+    for (f = fields; f->name != NULL; f++) {
+        const json_t *v = json_object_get(obj, f->name);
+
+        if (v != NULL && !json_is_null(v) &&
+            check_type(f, v, false, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The members of an AttributeValue, in DynamoDB's order. */
+static const struct vfield av_fields[] = {
+    { .name = "S", .type = T_STR },
+    { .name = "B", .type = T_BLOB },
+    { .name = "N", .type = T_STR },
+    { .name = "BOOL", .type = T_BOOL },
+    { .name = "NULL", .type = T_BOOL },
+    { .name = "BS", .type = T_LIST, .sub = &blob_elem },
+    { .name = "NS", .type = T_LIST, .sub = &str_elem },
+    { .name = "SS", .type = T_LIST, .sub = &str_elem },
+    { .name = "L", .type = T_LIST, .sub = &av_elem },
+    { .name = "M", .type = T_MAP, .sub = &av_elem, .cls = "AttributeValue" },
+    END
+};
+
+/*
+ * Check that v (not null) has f's JSON type. in_coll: v is a list element
+ * or map value, which changes DynamoDB's message for a misplaced scalar.
+ * Returns 0 or -1 with a SerializationException.
+ */
+static int
+check_type(const struct vfield *f, const json_t *v, bool in_coll,
+           struct ddb_err *err)
+{
+    char msg[256];
+    size_t i;
+    const char *k;
+    json_t *e;
+
+    switch (f->type) {
+    case T_STR:
+    case T_INT:
+    case T_LONG:
+    case T_BOOL:
+        if (json_is_array(v)) {
+            snprintf(msg, sizeof(msg),
+                     "Unrecognized collection type class java.lang.%s",
+                     java_class(f->type));
+            return ser_err(err, msg);
+        }
+        if (json_is_object(v))
+            return ser_err(err,
+                           "Start of structure or map found where not "
+                           "expected");
+        if (f->type == T_STR) {
+            if (json_is_boolean(v)) {
+                snprintf(msg, sizeof(msg), "%s cannot be converted to String",
+                         json_is_true(v) ? "TRUE_VALUE" : "FALSE_VALUE");
+                return ser_err(err, msg);
+            }
+            if (json_is_number(v)) {
+                snprintf(msg, sizeof(msg), "%s cannot be converted to String",
+                         json_is_integer(v) ? "NUMBER_VALUE"
+                                            : "DECIMAL_VALUE");
+                return ser_err(err, msg);
+            }
+            return 0;
+        }
+        if (f->type == T_BOOL) {
+            if (json_is_number(v)) {
+                snprintf(msg, sizeof(msg), "%s cannot be converted to Boolean",
+                         json_is_integer(v) ? "NUMBER_VALUE"
+                                            : "DECIMAL_VALUE");
+                return ser_err(err, msg);
+            }
+            if (json_is_string(v)) {
+                static const char *const ok[] = { "TRUE", "1", "YES",
+                                                  "FALSE", "0", "NO" };
+                const char *s = json_string_value(v);
+
+                for (i = 0; i < 6; i++)
+                    if (strcasecmp(s, ok[i]) == 0)
+                        return 0;
+                return ser_err(err, "Unexpected token received from parser");
+            }
+            return 0;
+        }
+        /* Integer, Long */
+        if (json_is_boolean(v)) {
+            snprintf(msg, sizeof(msg), "%s cannot be converted to %s",
+                     json_is_true(v) ? "TRUE_VALUE" : "FALSE_VALUE",
+                     java_class(f->type));
+            return ser_err(err, msg);
+        }
+        if (json_is_string(v)) {
+            snprintf(msg, sizeof(msg), "STRING_VALUE cannot be converted to %s",
+                     java_class(f->type));
+            return ser_err(err, msg);
+        }
+        return 0;
+    case T_BLOB:
+        if (json_is_boolean(v) || json_is_number(v))
+            return ser_err(err,
+                           "only base-64-encoded strings are convertible to "
+                           "bytes");
+        if (json_is_array(v))
+            return ser_err(err, "Unrecognized collection type class "
+                                "java.nio.ByteBuffer");
+        if (json_is_object(v))
+            return ser_err(err,
+                           "Start of structure or map found where not "
+                           "expected");
+        return check_blob(v, err);
+    case T_LIST:
+        if (json_is_object(v))
+            return ser_err(err,
+                           "Start of structure or map found where not "
+                           "expected");
+        if (!json_is_array(v))
+            return ser_err(err, "Unexpected field type");
+        json_array_foreach(v, i, e) {
+            if (!json_is_null(e) && check_type(f->sub, e, true, err) != 0)
+                return -1;
+        }
+        return 0;
+    case T_MAP:
+        if (json_is_array(v)) {
+            const char *cls = f->cls ? f->cls : "AttributeValue";
+
+            snprintf(msg, sizeof(msg),
+                     "Unrecognized collection type java.util.Map<"
+                     "java.lang.String, %s%s>",
+                     strchr(cls, '.') ? "" : "com.amazonaws.dynamodb."
+                                             "v20120810.", cls);
+            return ser_err(err, msg);
+        }
+        if (!json_is_object(v))
+            return ser_err(err, "Unexpected field type");
+        json_object_foreach((json_t *)v, k, e) {
+            if (!json_is_null(e) && check_type(f->sub, e, true, err) != 0)
+                return -1;
+        }
+        return 0;
+    case T_STRUCT:
+    case T_AV:
+        if (json_is_array(v)) {
+            snprintf(msg, sizeof(msg), "Unrecognized collection type class "
+                     "com.amazonaws.dynamodb.v20120810.%s",
+                     f->cls ? f->cls : "AttributeValue");
+            return ser_err(err, msg);
+        }
+        if (!json_is_object(v))
+            return ser_err(err, in_coll ? "Unexpected value type in payload"
+                                        : "Unexpected field type");
+        return check_struct_fields(f->type == T_AV ? av_fields : f->sub, v,
+                                   err);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Pass 2: constraints (ValidationException, aggregated)
+ * ---------------------------------------------------------------------- */
+
+struct verrs {
+    unsigned n;
+    char buf[DDB_ERR_MSG_MAX * 2];
+    size_t len;
+};
+
+static void
+append(struct verrs *ve, const char *s)
+{
+    size_t n = strlen(s);
+
+    if (ve->len + n >= sizeof(ve->buf))
+        n = sizeof(ve->buf) - ve->len - 1;
+    memcpy(ve->buf + ve->len, s, n);
+    ve->len += n;
+    ve->buf[ve->len] = '\0';
+}
+
+/* DynamoDB quotes the offending value: strings raw, lists as "[a, b]",
+ * objects as JSON, numbers as written. */
+static void
+value_str(const json_t *v, char *out, size_t outsz)
+{
+    size_t i, len = 0;
+    json_t *e;
+    char *s;
+
+    if (outsz == 0)
+        return;
+    out[0] = '\0';
+    if (json_is_string(v)) {
+        snprintf(out, outsz, "%s", json_string_value(v));
+    } else if (json_is_integer(v)) {
+        snprintf(out, outsz, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    } else if (json_is_real(v)) {
+        snprintf(out, outsz, "%.17g", json_real_value(v));
+    } else if (json_is_true(v) || json_is_false(v)) {
+        snprintf(out, outsz, "%s", json_is_true(v) ? "true" : "false");
+    } else if (json_is_array(v)) {
+        len = (size_t)snprintf(out, outsz, "[");
+        json_array_foreach(v, i, e) {
+            if (len + 1 >= outsz)
+                break;
+            if (i > 0)
+                len += (size_t)snprintf(out + len, outsz - len, ", ");
+            if (len + 1 >= outsz)
+                break;
+            value_str(e, out + len, outsz - len);
+            len += strlen(out + len);
+        }
+        if (len + 1 < outsz)
+            snprintf(out + len, outsz - len, "]");
+    } else if (json_is_object(v)) {
+        s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (s != NULL) {
+            snprintf(out, outsz, "%s", s);
+            free(s);
+        }
+    }
+}
+
+static void
+add_error(struct verrs *ve, const json_t *v, const char *path,
+          const char *constraint)
+{
+    char val[VALUE_STR_MAX];
+    char line[VALUE_STR_MAX + PATH_MAX_LEN + 512];
+
+    if (ve->n >= VALIDATE_MAX_ERRORS)
+        return;
+    if (v == NULL || json_is_null(v)) {
+        snprintf(line, sizeof(line), "Value null at '%s' failed to satisfy "
+                 "constraint: %s", path, constraint);
+    } else {
+        value_str(v, val, sizeof(val));
+        snprintf(line, sizeof(line), "Value '%s' at '%s' failed to satisfy "
+                 "constraint: %s", val, path, constraint);
+    }
+    if (ve->n > 0)
+        append(ve, "; ");
+    append(ve, line);
+    ve->n++;
+}
+
+/* path + "." + lowerFirst(name) */
+static void
+join_path(char *out, size_t outsz, const char *parent, const char *name)
+{
+    if (parent[0] != '\0')
+        snprintf(out, outsz, "%s.%s", parent, name);
+    else
+        snprintf(out, outsz, "%s", name);
+    if (parent[0] != '\0') {
+        size_t p = strlen(parent) + 1;
+
+        if (p < outsz && out[p] >= 'A' && out[p] <= 'Z')
+            out[p] = (char)(out[p] - 'A' + 'a');
+    } else if (out[0] >= 'A' && out[0] <= 'Z') {
+        out[0] = (char)(out[0] - 'A' + 'a');
+    }
+}
+
+static bool
+matches_name_pattern(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    size_t i, n = json_string_length(v);
+
+    if (n == 0)
+        return false;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* Length as DynamoDB counts it: characters (UTF-16 units) of a string,
+ * elements of a list or map. */
+static long long
+value_len(const json_t *v)
+{
+    if (json_is_string(v)) {
+        const unsigned char *s = (const unsigned char *)json_string_value(v);
+        size_t i, n = json_string_length(v);
+        long long units = 0;
+
+        for (i = 0; i < n; i++) {
+            if ((s[i] & 0xC0) == 0x80)
+                continue;               /* continuation byte */
+            units += (s[i] >= 0xF0) ? 2 : 1;    /* astral: surrogate pair */
+        }
+        return units;
+    }
+    if (json_is_array(v))
+        return (long long)json_array_size(v);
+    if (json_is_object(v))
+        return (long long)json_object_size(v);
+    return 0;
+}
+
+/* Integer parameters arrive as JSON numbers; DynamoDB truncates
+ * fractions. */
+static long long
+int_value(const json_t *v)
+{
+    if (json_is_integer(v))
+        return (long long)json_integer_value(v);
+    double d = json_real_value(v);         /* a parameter, not an N value */
+    long long n;
+
+    if (d >= 9.2e18)
+        return 9200000000000000000LL;
+    if (d <= -9.2e18)
+        return -9200000000000000000LL;
+    n = (long long)d;
+    return (d < 0 && (double)n != d) ? n - 1 : n;
+}
+
+static void check_fields(const struct vfield *fields, const json_t *obj,
+                         const char *parent, struct verrs *ve);
+
+/* Check f's constraints on v (NULL when absent) at path. */
+static void
+check_field(const struct vfield *f, const json_t *v, const char *path,
+            struct verrs *ve)
+{
+    char msg[256];
+    char sub[PATH_MAX_LEN];
+    const char *const *e;
+    const char *k;
+    json_t *x;
+    size_t i;
+
+    if (v == NULL || json_is_null(v)) {
+        if (f->flags & F_NOTNULL)
+            add_error(ve, NULL, path, "Member must not be null");
+        return;
+    }
+    if ((f->flags & F_PATTERN) && json_is_string(v) &&
+        !matches_name_pattern(v))
+        add_error(ve, v, path, "Member must satisfy regular expression "
+                               "pattern: " NAME_PATTERN);
+    if ((f->flags & F_MINLEN) && value_len(v) < f->minlen) {
+        snprintf(msg, sizeof(msg), "Member must have length greater than or "
+                 "equal to %lld", f->minlen);
+        add_error(ve, v, path, msg);
+    }
+    if ((f->flags & F_MAXLEN) && value_len(v) > f->maxlen) {
+        snprintf(msg, sizeof(msg), "Member must have length less than or "
+                 "equal to %lld", f->maxlen);
+        add_error(ve, v, path, msg);
+    }
+    if ((f->type == T_INT || f->type == T_LONG) && json_is_number(v)) {
+        long long n = int_value(v);
+        json_t *shown = json_integer(n);
+
+        if ((f->flags & F_MINVAL) && n < f->minval) {
+            snprintf(msg, sizeof(msg), "Member must have value greater than "
+                     "or equal to %lld", f->minval);
+            add_error(ve, shown, path, msg);
+        }
+        if ((f->flags & F_MAXVAL) && n > f->maxval) {
+            snprintf(msg, sizeof(msg), "Member must have value less than or "
+                     "equal to %lld", f->maxval);
+            add_error(ve, shown, path, msg);
+        }
+        json_decref(shown);
+    }
+    if (f->enums != NULL && json_is_string(v)) {
+        const char *s = json_string_value(v);
+        bool found = false;
+        size_t len = 0;
+
+        for (e = f->enums; *e != NULL; e++)
+            if (strcmp(*e, s) == 0 &&
+                strlen(*e) == json_string_length(v))
+                found = true;
+        if (!found) {
+            len = (size_t)snprintf(msg, sizeof(msg),
+                                   "Member must satisfy enum value set: [");
+            for (e = f->enums; *e != NULL && len < sizeof(msg); e++)
+                len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s",
+                                        e == f->enums ? "" : ", ", *e);
+            if (len < sizeof(msg))
+                snprintf(msg + len, sizeof(msg) - len, "]");
+            add_error(ve, v, path, msg);
+        }
+    }
+    switch (f->type) {
+    case T_STRUCT:
+        check_fields(f->sub, v, path, ve);
+        break;
+    case T_LIST:
+        if (f->sub->type != T_STRUCT)
+            break;
+        json_array_foreach(v, i, x) {
+            snprintf(sub, sizeof(sub), "%s.%zu.member", path, i + 1);
+            check_field(f->sub, x, sub, ve);
+        }
+        break;
+    case T_MAP:
+        if (f->sub->type != T_STRUCT)
+            break;
+        json_object_foreach((json_t *)v, k, x) {
+            snprintf(sub, sizeof(sub), "%s.%s.member", path, k);
+            check_field(f->sub, x, sub, ve);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+check_fields(const struct vfield *fields, const json_t *obj,
+             const char *parent, struct verrs *ve)
+{
+    const struct vfield *f;
+    char path[PATH_MAX_LEN];
+
+    for (f = fields; f->name != NULL; f++) {
+        join_path(path, sizeof(path), parent, f->name);
+        check_field(f, json_object_get(obj, f->name), path, ve);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Entry point
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Check req (borrowed) against op's parameter schema. Returns 0, or -1
+ * with a SerializationException (wrong JSON type, first found) or a
+ * ValidationException listing up to 10 constraint failures. An operation
+ * without a schema passes.
+ */
+int
+validate_request(const char *op, const json_t *req, struct ddb_err *err)
+{
+    const struct vfield *fields = NULL;
+    struct verrs *ve;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < sizeof(op_schemas) / sizeof(op_schemas[0]); i++)
+        if (strcmp(op_schemas[i].op, op) == 0)
+            fields = op_schemas[i].fields;
+    if (fields == NULL)
+        return 0;
+    if (!json_is_object(req))
+        return ser_err(err, "Unexpected value type in payload");
+    if (check_struct_fields(fields, req, err) != 0)
+        return -1;
+
+    ve = calloc(1, sizeof(*ve));
+    if (ve == NULL)
+        abort();
+    check_fields(fields, req, "", ve);
+    rc = 0;
+    if (ve->n > 0)
+        rc = ddb_err_set(err, DDB_VALIDATION,
+                         "%u validation error%s detected: %s", ve->n,
+                         ve->n > 1 ? "s" : "", ve->buf);
+    free(ve);
+    return rc;
+}

@@ -1,3 +1,582 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_http;
+/* http.c - the HTTP front end. libmicrohttpd (thread pool + epoll) calls
+ * access_cb() per request; we buffer the body (16 MB cap), route on method
+ * and path, and for POST / run DynamoDB's JSON 1.0 protocol: X-Amz-Target,
+ * Authorization, JSON parsing, validate_request(), then the api/ handler. */
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <zlib.h>
+
+#include "api/error.h"
+#include "api/validate.h"
+#include "server/http.h"
+
+#define HTTP_BODY_MAX      (16u * 1024u * 1024u)   /* DynamoDB's 16 MB */
+#define HTTP_TARGET_PREFIX "DynamoDB_20120810."
+#define HTTP_JSON_TYPE     "application/x-amz-json-1.0"
+#define HTTP_STOP_WAIT_MS  10000                   /* drain in-flight requests */
+
+struct http_server {
+    struct MHD_Daemon *d;
+    struct api_server *srv;             /* borrowed */
+    const struct conf *conf;            /* borrowed */
+    unsigned port;
+    atomic_uint inflight;               /* requests between start and done */
+};
+
+/* Per-request state: MHD's *req_cls, freed in completed_cb(). */
+struct http_req {
+    char *body;                         /* owned, NUL-terminated */
+    size_t len, cap;
+    bool too_large;                     /* body over HTTP_BODY_MAX */
+    bool answered;                      /* a response was already queued */
+};
+
+/* A reply being built: the body is malloc'd and handed to MHD. */
+struct reply {
+    unsigned status;
+    char *body;                         /* owned until sent */
+    size_t len;
+    const char *content_type;           /* static string */
+};
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ---------------------------------------------------------------------- */
+
+static void *
+xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+
+    if (p == NULL)
+        abort();
+    return p;
+}
+
+static uint64_t
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* 52 upper-case alphanumerics, like DynamoDB's x-amzn-RequestId. out must
+ * hold 53 bytes. A per-thread xorshift seeded from getrandom(). */
+static void
+request_id(char out[53])
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    static _Thread_local uint64_t state;
+    int i;
+
+    if (state == 0) {
+        if (getrandom(&state, sizeof(state), 0) != sizeof(state))
+            state = now_ms() ^ (uint64_t)(uintptr_t)&state;
+        if (state == 0)
+            state = 0x9E3779B97F4A7C15ull;
+    }
+    for (i = 0; i < 52; i++) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out[i] = alphabet[(state >> 32) % 36];
+    }
+    out[52] = '\0';
+}
+
+/* Serialize json (borrowed) into r with the given status. */
+static void
+reply_json(struct reply *r, unsigned status, const json_t *json)
+{
+    char *s = json_dumps(json, JSON_COMPACT);
+
+    if (s == NULL) {
+        static const char fallback[] =
+            "{\"__type\":\"com.amazonaws.dynamodb.v20120810#"
+            "InternalServerError\",\"message\":\"Internal server error\"}";
+
+        s = xmalloc(sizeof(fallback));
+        memcpy(s, fallback, sizeof(fallback));
+        status = 500;
+    }
+    r->status = status;
+    r->body = s;
+    r->len = strlen(s);
+}
+
+/* Fill r with the wire form of err (borrowed). */
+static void
+reply_error(struct reply *r, const struct ddb_err *err)
+{
+    json_t *body = error_body(err);
+
+    reply_json(r, error_http_status(err->type), body);
+    json_decref(body);
+}
+
+static void
+reply_error_type(struct reply *r, enum ddb_errtype type, const char *msg)
+{
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ddb_err_set(&err, type, "%s", msg != NULL ? msg : "");
+    reply_error(r, &err);
+}
+
+/*
+ * Queue r on conn with DynamoDB's headers: Content-Type, x-amzn-RequestId
+ * and x-amz-crc32 (decimal CRC-32 of the exact body bytes). MHD adds Date
+ * and Content-Length. Takes r->body.
+ */
+static enum MHD_Result
+send_reply(struct MHD_Connection *conn, struct reply *r)
+{
+    struct MHD_Response *resp;
+    char rid[53], crc[16];
+    enum MHD_Result ret;
+    uLong c;
+
+    if (r->body == NULL) {
+        r->body = xmalloc(1);
+        r->len = 0;
+    }
+    c = crc32(0L, (const Bytef *)r->body, (uInt)r->len);
+    snprintf(crc, sizeof(crc), "%lu", (unsigned long)c);
+    request_id(rid);
+    resp = MHD_create_response_from_buffer(r->len, r->body,
+                                           MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(r->body);
+        r->body = NULL;
+        return MHD_NO;
+    }
+    r->body = NULL;                     /* MHD owns it now */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            r->content_type ? r->content_type
+                                            : HTTP_JSON_TYPE);
+    MHD_add_response_header(resp, "x-amzn-RequestId", rid);
+    MHD_add_response_header(resp, "x-amz-crc32", crc);
+    ret = MHD_queue_response(conn, r->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+/* Case-insensitive header lookup (MHD compares names without case). */
+static const char *
+header(struct MHD_Connection *conn, const char *name)
+{
+    return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/*
+ * Pull the access key and region out of a SigV4 Authorization header:
+ * "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/dynamodb/aws4_request,
+ * SignedHeaders=..., Signature=...". Leaves the outputs untouched when the
+ * scope is missing or malformed.
+ */
+static void
+parse_credential(const char *auth, char *akid, size_t akid_sz, char *region,
+                 size_t region_sz)
+{
+    const char *p = strstr(auth, "Credential="), *end, *s1, *s2, *s3;
+
+    if (p == NULL)
+        return;
+    p += strlen("Credential=");
+    end = p + strcspn(p, ", ");
+    s1 = memchr(p, '/', (size_t)(end - p));
+    if (s1 == NULL)
+        return;
+    s2 = memchr(s1 + 1, '/', (size_t)(end - s1 - 1));
+    if (s2 == NULL)
+        return;
+    s3 = memchr(s2 + 1, '/', (size_t)(end - s2 - 1));
+    if (s3 == NULL)
+        return;
+    if ((size_t)(s1 - p) < akid_sz) {
+        memcpy(akid, p, (size_t)(s1 - p));
+        akid[s1 - p] = '\0';
+    }
+    if (s3 - s2 - 1 > 0 && (size_t)(s3 - s2 - 1) < region_sz) {
+        memcpy(region, s2 + 1, (size_t)(s3 - s2 - 1));
+        region[s3 - s2 - 1] = '\0';
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Routes. Each fills a reply; route() picks one by method and path. Admin
+ * paths (/shardlocal/...) and GET /metrics slot into routes[] below.
+ * ---------------------------------------------------------------------- */
+
+typedef void route_fn(struct http_server *h, struct MHD_Connection *conn,
+                      struct http_req *rq, struct reply *r);
+
+/* GET /: DynamoDB's health check answer (trailing space included). */
+static void
+route_health(struct http_server *h, struct MHD_Connection *conn,
+             struct http_req *rq, struct reply *r)
+{
+    char buf[128];
+    int n;
+
+    (void)conn;
+    (void)rq;
+    n = snprintf(buf, sizeof(buf), "healthy: dynamodb.%s.amazonaws.com ",
+                 h->conf->default_region);
+    r->status = 200;
+    r->body = xmalloc((size_t)n + 1);
+    memcpy(r->body, buf, (size_t)n + 1);
+    r->len = (size_t)n;
+    r->content_type = "text/plain";
+}
+
+/*
+ * POST /: one DynamoDB API call. The order of checks follows DynamoDB:
+ * JSON syntax, then the target, then the Authorization header, then an
+ * empty body, then the request's shape (validate_request) and the handler.
+ */
+static void
+route_api(struct http_server *h, struct MHD_Connection *conn,
+          struct http_req *rq, struct reply *r)
+{
+    const char *target, *auth, *ctype;
+    const struct api_op *op = NULL;
+    char akid[128] = "", region[64];
+    struct api_ctx ctx;
+    struct ddb_err err;
+    json_t *req = NULL, *resp = NULL;
+    json_error_t jerr;
+    size_t tlen = strlen(HTTP_TARGET_PREFIX);
+
+    ddb_err_init(&err);
+    /* DynamoDB answers a body that is not JSON by type with a 404. */
+    ctype = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (ctype != NULL) {
+        size_t n = strcspn(ctype, "; \t");
+
+        if (n == strlen("application/json") &&
+            strncasecmp(ctype, "application/json", n) == 0)
+            r->content_type = "application/json";
+        else if (rq->len > 0 && !(n == strlen(HTTP_JSON_TYPE) &&
+                                  strncasecmp(ctype, HTTP_JSON_TYPE, n) == 0)) {
+            reply_error_type(r, DDB_HTTP_NOT_FOUND, NULL);
+            return;
+        }
+    } else if (rq->len > 0) {
+        reply_error_type(r, DDB_HTTP_NOT_FOUND, NULL);
+        return;
+    }
+
+    if (rq->len > 0) {
+        /* \u0000 is legal in DynamoDB strings, so allow NUL; handlers must
+         * use json_string_length() rather than strlen(). */
+        req = json_loadb(rq->body, rq->len, JSON_ALLOW_NUL, &jerr);
+        if (req == NULL) {
+            reply_error_type(r, DDB_SERIALIZATION, NULL);
+            return;
+        }
+    }
+
+    target = header(conn, "X-Amz-Target");
+    if (target != NULL && strncmp(target, HTTP_TARGET_PREFIX, tlen) == 0)
+        op = api_lookup(target + tlen);
+    if (op == NULL) {
+        reply_error_type(r, DDB_UNKNOWN_OPERATION, NULL);
+        goto out;
+    }
+
+    auth = header(conn, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth == NULL || strncmp(auth + strspn(auth, " \t"), "AWS4-", 5) != 0) {
+        reply_error_type(r, DDB_MISSING_AUTH_TOKEN,
+                         "Request is missing Authentication Token");
+        goto out;
+    }
+    snprintf(region, sizeof(region), "%s", h->conf->default_region);
+    parse_credential(auth, akid, sizeof(akid), region, sizeof(region));
+
+    if (req == NULL) {
+        reply_error_type(r, DDB_SERIALIZATION, NULL);
+        goto out;
+    }
+    if (!json_is_object(req)) {
+        reply_error_type(r, DDB_SERIALIZATION,
+                         json_is_array(req)
+                             ? "Start of list found where not expected"
+                             : "Unexpected value type in payload");
+        goto out;
+    }
+    if (validate_request(op->name, req, &err) != 0) {
+        reply_error(r, &err);
+        goto out;
+    }
+
+    ctx.srv = h->srv;
+    ctx.region = region;
+    ctx.access_key = akid;
+    ctx.now_ms = now_ms();
+    if (op->handler(&ctx, req, &resp, &err) != 0) {
+        if (err.type == DDB_OK)
+            ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
+        reply_error(r, &err);
+        goto out;
+    }
+    if (resp == NULL)
+        resp = json_object();
+    reply_json(r, 200, resp);
+out:
+    if (h->conf->log_level >= LOG_DEBUG)
+        fprintf(stderr, "shardlocal: %s %u %s\n",
+                op != NULL ? op->name : "-", r->status,
+                r->status != 200 && r->body ? r->body : "");
+    json_decref(resp);
+    json_decref(req);
+    ddb_err_clear(&err);
+}
+
+static const struct route {
+    const char *method;
+    const char *path;
+    bool prefix;                        /* match path as a prefix */
+    route_fn *fn;
+} routes[] = {
+    { "POST", "/", false, route_api },
+    { "GET",  "/", false, route_health },
+    /* Later: { "GET", "/metrics", false, route_metrics },
+     *        { "POST", "/shardlocal/", true, route_admin }, */
+};
+
+/* Pick the route for method and url; NULL means 404. */
+static const struct route *
+route(const char *method, const char *url)
+{
+    size_t i, n = strcspn(url, "?");
+
+    for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const struct route *rt = &routes[i];
+        size_t plen = strlen(rt->path);
+
+        if (strcmp(method, rt->method) != 0)
+            continue;
+        if (rt->prefix ? (n >= plen && strncmp(url, rt->path, plen) == 0)
+                       : (n == plen && strncmp(url, rt->path, n) == 0))
+            return rt;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * MHD callbacks
+ * ---------------------------------------------------------------------- */
+
+/*
+ * MHD's access handler, called several times per request: first with
+ * *req_cls == NULL (allocate state; refuse a Content-Length over 16 MB
+ * before reading any of it), then once per body chunk (append), and last
+ * with *upload_data_size == 0 (route and answer).
+ */
+static enum MHD_Result
+access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+          const char *method, const char *version, const char *upload_data,
+          size_t *upload_data_size, void **req_cls)
+{
+    struct http_server *h = cls;
+    struct http_req *rq = *req_cls;
+    struct reply r = { 0, NULL, 0, NULL };
+    const struct route *rt;
+
+    (void)version;
+    if (rq == NULL) {
+        const char *cl = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+        rq = xmalloc(sizeof(*rq));
+        memset(rq, 0, sizeof(*rq));
+        *req_cls = rq;
+        atomic_fetch_add(&h->inflight, 1);
+        if (cl != NULL) {
+            unsigned long long n = strtoull(cl, NULL, 10);
+
+            if (n > HTTP_BODY_MAX) {
+                /* Answer now, without reading the body; MHD then closes
+                 * the connection. */
+                rq->too_large = true;
+                rq->answered = true;
+                reply_error_type(&r, DDB_REQUEST_TOO_LARGE,
+                                 "Request entity too large");
+                return send_reply(conn, &r);
+            }
+            if (n > 0) {
+                rq->cap = (size_t)n + 1;
+                rq->body = xmalloc(rq->cap);
+            }
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        size_t n = *upload_data_size;
+
+        *upload_data_size = 0;
+        if (rq->too_large || rq->len + n > HTTP_BODY_MAX) {
+            rq->too_large = true;       /* keep draining, answer at the end */
+            return MHD_YES;
+        }
+        if (rq->len + n + 1 > rq->cap) {
+            size_t cap = rq->cap ? rq->cap : 4096;
+            char *nb;
+
+            while (cap < rq->len + n + 1)
+                cap *= 2;
+            nb = realloc(rq->body, cap);
+            if (nb == NULL)
+                abort();
+            rq->body = nb;
+            rq->cap = cap;
+        }
+        memcpy(rq->body + rq->len, upload_data, n);
+        rq->len += n;
+        rq->body[rq->len] = '\0';
+        return MHD_YES;
+    }
+    if (rq->answered)
+        return MHD_YES;
+    rq->answered = true;
+    if (rq->too_large) {
+        reply_error_type(&r, DDB_REQUEST_TOO_LARGE,
+                         "Request entity too large");
+        return send_reply(conn, &r);
+    }
+    rt = route(method, url);
+    if (rt == NULL)
+        reply_error_type(&r, DDB_HTTP_NOT_FOUND, NULL);
+    else
+        rt->fn(h, conn, rq, &r);
+    return send_reply(conn, &r);
+}
+
+/* Free the per-request state once MHD is done with the request. */
+static void
+completed_cb(void *cls, struct MHD_Connection *conn, void **req_cls,
+             enum MHD_RequestTerminationCode toe)
+{
+    struct http_server *h = cls;
+    struct http_req *rq = *req_cls;
+
+    (void)conn;
+    (void)toe;
+    if (rq == NULL)
+        return;
+    free(rq->body);
+    free(rq);
+    *req_cls = NULL;
+    atomic_fetch_sub(&h->inflight, 1);
+}
+
+/* ------------------------------------------------------------------------
+ * Server lifecycle
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Start listening on c->host:c->port with a pool of c->threads epoll
+ * threads. Returns the server, or NULL (message on stderr) on failure.
+ * srv and c are borrowed and must outlive the server.
+ */
+struct http_server *
+http_start(struct api_server *srv, const struct conf *c)
+{
+    struct http_server *h;
+    struct addrinfo hints, *ai = NULL;
+    char port[16];
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    const union MHD_DaemonInfo *info;
+    int gai;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    snprintf(port, sizeof(port), "%u", c->port);
+    gai = getaddrinfo(c->host, port, &hints, &ai);
+    if (gai != 0 || ai == NULL) {
+        fprintf(stderr, "shardlocal: cannot resolve host '%s': %s\n",
+                c->host, gai_strerror(gai));
+        return NULL;
+    }
+    if (ai->ai_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+
+    h = xmalloc(sizeof(*h));
+    memset(h, 0, sizeof(*h));
+    h->srv = srv;
+    h->conf = c;
+    atomic_init(&h->inflight, 0);
+    h->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL,
+                            access_cb, h,
+                            MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_THREAD_POOL_SIZE,
+                            (unsigned)(c->threads > 0 ? c->threads : 1),
+                            MHD_OPTION_NOTIFY_COMPLETED, completed_cb, h,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
+                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+                            MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (h->d == NULL) {
+        fprintf(stderr, "shardlocal: cannot listen on %s:%u\n", c->host,
+                c->port);
+        free(h);
+        return NULL;
+    }
+    info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info != NULL && info->port != 0 ? info->port : c->port;
+    return h;
+}
+
+/* The bound port (useful with port 0). */
+unsigned
+http_port(const struct http_server *h)
+{
+    return h != NULL ? h->port : 0;
+}
+
+/*
+ * Stop accepting connections, give in-flight requests up to
+ * HTTP_STOP_WAIT_MS to finish, then stop the threads and free h.
+ */
+void
+http_stop(struct http_server *h)
+{
+    int waited = 0;
+
+    if (h == NULL)
+        return;
+    {
+        MHD_socket fd = MHD_quiesce_daemon(h->d);
+
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd);              /* quiesce hands the socket to us */
+    }
+    while (atomic_load(&h->inflight) > 0 && waited < HTTP_STOP_WAIT_MS) {
+        usleep(10000);
+        waited += 10;
+    }
+    MHD_stop_daemon(h->d);
+    free(h);
+}

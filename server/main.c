@@ -1,2 +1,99 @@
-/* placeholder main */
-int main(void) { return 0; }
+/* SPDX-License-Identifier: MIT */
+/* main.c - shardlocal's entry point: read the configuration, open the
+ * store, start the HTTP server, then wait for SIGINT/SIGTERM and shut down
+ * in reverse order (in-flight requests finish first). */
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "conf/conf.h"
+#include "server/http.h"
+
+/* Write the bound port to path (atomically: temp file, then rename). */
+static int
+write_port_file(const char *path, unsigned port)
+{
+    char tmp[4200];
+    FILE *f;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "%u\n", port);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct conf c;
+    struct ddb_err err;
+    struct storage *st = NULL;
+    struct http_server *h = NULL;
+    struct api_server srv;
+    sigset_t set;
+    int rc, sig = 0;
+
+    conf_defaults(&c);
+    rc = conf_parse_args(&c, argc, argv);
+    if (rc == 1)
+        return 0;
+    if (rc != 0)
+        return 2;
+
+    /* Block the signals before any thread starts, so every thread inherits
+     * the mask and only sigwait() below sees them. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ddb_err_init(&err);
+    st = storage_open(c.in_memory ? NULL : c.data_dir, &err);
+    if (st == NULL) {
+        fprintf(stderr, "shardlocal: cannot open storage%s%s: %s\n",
+                c.in_memory ? "" : " in ", c.in_memory ? "" : c.data_dir,
+                err.msg);
+        ddb_err_clear(&err);
+        return 1;
+    }
+    srv.st = st;
+    srv.conf = &c;
+    h = http_start(&srv, &c);
+    if (h == NULL) {
+        storage_close(st);
+        return 1;
+    }
+    if (c.port_file[0] != '\0' &&
+        write_port_file(c.port_file, http_port(h)) != 0) {
+        fprintf(stderr, "shardlocal: cannot write port file '%s': %s\n",
+                c.port_file, strerror(errno));
+        http_stop(h);
+        storage_close(st);
+        return 1;
+    }
+    if (c.log_level >= LOG_INFO)
+        fprintf(stderr, "shardlocal: listening on http://%s:%u (%s, %u "
+                "threads)\n", c.host, http_port(h),
+                c.in_memory ? "in-memory" : c.data_dir, c.threads);
+
+    while (sigwait(&set, &sig) != 0)
+        ;
+    if (c.log_level >= LOG_INFO)
+        fprintf(stderr, "shardlocal: %s, shutting down\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_stop(h);
+    storage_close(st);
+    return 0;
+}

@@ -1,3 +1,145 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_item_codec;
+/* item_codec.c - key attribute values to order-preserving bytes (S as
+ * UTF-8, B raw, N via num_sortkey), and the MD5 hash of the partition key
+ * that places an item on the partition ring. */
+
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "storage/storage.h"
+
+/* Value of one base64 character, or -1. */
+static int
+b64_val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+/*
+ * Decode standard padded base64 (already validated by api/item.c) into out,
+ * writing at most cap bytes. Returns the decoded length, or -1 if the text
+ * is malformed or decodes to more than cap bytes.
+ */
+static long
+b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
+{
+    size_t i, o = 0;
+    unsigned acc = 0;
+    int bits = 0, v;
+
+    if (len % 4 != 0)
+        return -1;
+    for (i = 0; i < len; i++) {
+        if (s[i] == '=') {
+            if (i + 2 < len || (i + 1 < len && s[i + 1] != '='))
+                return -1;
+            break;
+        }
+        v = b64_val((unsigned char)s[i]);
+        if (v < 0)
+            return -1;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o >= cap)
+                return -1;
+            out[o++] = (uint8_t)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    return (long)o;
+}
+
+/*
+ * Encode one key AttributeValue into out (KEY_BYTES_MAX bytes): S as its
+ * UTF-8 bytes, B as the decoded bytes, N as num_sortkey() of the number
+ * (canonicalised here too, so "1.0" and "1" encode alike). Returns the
+ * length, or -1 if av is not an S, N or B of at most KEY_BYTES_MAX bytes.
+ */
+long
+key_encode_value(const json_t *av, uint8_t *out)
+{
+    const json_t *v;
+    const char *s;
+    size_t len;
+
+    if (!json_is_object(av) || json_object_size(av) != 1)
+        return -1;
+    if ((v = json_object_get(av, "S")) != NULL) {
+        if (!json_is_string(v))
+            return -1;
+        len = json_string_length(v);
+        if (len > KEY_BYTES_MAX)
+            return -1;
+        memcpy(out, json_string_value(v), len);
+        return (long)len;
+    }
+    if ((v = json_object_get(av, "B")) != NULL) {
+        if (!json_is_string(v))
+            return -1;
+        return b64_decode(json_string_value(v), json_string_length(v), out,
+                          KEY_BYTES_MAX);
+    }
+    if ((v = json_object_get(av, "N")) != NULL) {
+        char canon[NUM_TEXT_MAX];
+
+        if (!json_is_string(v) || (s = json_string_value(v)) == NULL ||
+            strlen(s) != json_string_length(v))
+            return -1;
+        if (num_canonical(s, canon, NULL) != 0)
+            return -1;
+        return (long)num_sortkey(canon, out);
+    }
+    return -1;
+}
+
+/*
+ * Fill k from the encoded partition key (hashed with MD5 into k->hash) and
+ * sort key (sk may be NULL or empty when the table has none). Lengths are
+ * clamped to KEY_BYTES_MAX; callers validate key sizes first.
+ */
+void
+key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
+        const uint8_t *sk, size_t sk_len)
+{
+    unsigned int mdlen = 0;
+
+    if (pk_len > KEY_BYTES_MAX)
+        pk_len = KEY_BYTES_MAX;
+    if (sk == NULL)
+        sk_len = 0;
+    if (sk_len > KEY_BYTES_MAX)
+        sk_len = KEY_BYTES_MAX;
+    if (pk_len > 0)
+        memmove(k->pk, pk, pk_len);
+    k->pk_len = pk_len;
+    if (sk_len > 0)
+        memmove(k->sk, sk, sk_len);
+    k->sk_len = sk_len;
+    if (EVP_Digest(k->pk, pk_len, k->hash, &mdlen, EVP_md5(), NULL) != 1)
+        memset(k->hash, 0, sizeof(k->hash));
+}
+
+/* The first 64 bits of an MD5 hash, big-endian: the position on the ring. */
+uint64_t
+key_hash64(const uint8_t hash[16])
+{
+    uint64_t h = 0;
+    int i;
+
+    for (i = 0; i < 8; i++)
+        h = (h << 8) | hash[i];
+    return h;
+}

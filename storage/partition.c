@@ -1,3 +1,747 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: module not written yet */
-typedef int placeholder_partition;
+/* partition.c - one SQLite database per partition: a connection with its own
+ * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL,
+ * cached statements, items kept as compact JSON text. catalog.c routes
+ * requests here through the partition map. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage/storage_int.h"
+
+#define PART_BUSY_TIMEOUT_MS 5000
+
+enum {
+    ST_GET,
+    ST_PUT,
+    ST_DEL,
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_QUERY_FWD,
+    ST_QUERY_REV,
+    ST_SCAN,
+    ST_SCAN_FROM,
+    ST_STATS,
+    ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_GET] = "SELECT item, size FROM items WHERE h = ?1 AND pk = ?2 AND "
+               "sk = ?3",
+    [ST_PUT] = "INSERT OR REPLACE INTO items (h, pk, sk, size, item) "
+               "VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_DEL] = "DELETE FROM items WHERE h = ?1 AND pk = ?2 AND sk = ?3",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_QUERY_FWD] = "SELECT sk, size, item FROM items WHERE h = ?1 AND "
+                     "pk = ?2 AND sk >= ?3 AND sk < ?4 ORDER BY sk ASC",
+    [ST_QUERY_REV] = "SELECT sk, size, item FROM items WHERE h = ?1 AND "
+                     "pk = ?2 AND sk >= ?3 AND sk < ?4 ORDER BY sk DESC",
+    [ST_SCAN] = "SELECT h, pk, sk, size, item FROM items WHERE h >= ?1 AND "
+                "h < ?2 ORDER BY h, pk, sk",
+    [ST_SCAN_FROM] = "SELECT h, pk, sk, size, item FROM items WHERE "
+                     "(h, pk, sk) > (?3, ?4, ?5) AND h < ?2 "
+                     "ORDER BY h, pk, sk",
+    [ST_STATS] = "SELECT count(*), coalesce(sum(size), 0) FROM items",
+};
+
+static const char part_schema[] =
+    "CREATE TABLE IF NOT EXISTS items ("
+    " h BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,"
+    " size INTEGER NOT NULL, item TEXT NOT NULL,"
+    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID";
+
+struct partition {
+    pthread_mutex_t mu;                 /* guards everything below */
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];         /* cached: reset, never finalized */
+    char *path;                         /* owned, NULL for in-memory */
+    char *buf;                          /* reusable JSON encode buffer */
+    size_t bufcap;
+    /* All 0xFF and longer than any stored key column, so greater than all
+     * of them: the "no upper bound" value. */
+    uint8_t ff_blob[KEY_BYTES_MAX + 1];
+    bool retired;                       /* replaced by a split: db closed */
+    bool stats_valid;                   /* count/bytes loaded and kept */
+    uint64_t count, bytes;              /* live rows and sum(size) */
+};
+
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ---------------------------------------------------------------------- */
+
+/* Bind a blob; a zero-length key is an empty BLOB, never NULL. */
+static int
+bind_blob(sqlite3_stmt *st, int i, const void *b, size_t len)
+{
+    if (len == 0)
+        return sqlite3_bind_zeroblob(st, i, 0);
+    return sqlite3_bind_blob(st, i, b, (int)len, SQLITE_STATIC);
+}
+
+static void
+stmt_done(sqlite3_stmt *st)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+static int
+sql_err(struct partition *p, struct ddb_err *err, const char *what)
+{
+    return ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
+                       sqlite3_errmsg(p->db));
+}
+
+/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). */
+static int
+run_simple(struct partition *p, int which)
+{
+    sqlite3_stmt *st = p->st[which];
+    int rc = sqlite3_step(st);
+
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void
+rollback(struct partition *p)
+{
+    if (!sqlite3_get_autocommit(p->db))
+        run_simple(p, ST_ROLLBACK);
+}
+
+/* Parse a stored item. Returns a new reference or NULL with err set. */
+static json_t *
+item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    int len = sqlite3_column_bytes(st, col);
+    json_error_t jerr;
+    json_t *item;
+
+    if (text == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: item missing");
+        return NULL;
+    }
+    item = json_loadb(text, (size_t)len, JSON_ALLOW_NUL, &jerr);
+    if (item == NULL)
+        ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
+                    jerr.text);
+    return item;
+}
+
+/* Copy a blob column into out (at most max bytes); returns its length. */
+static size_t
+col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
+{
+    const void *b = sqlite3_column_blob(st, col);
+    size_t len = (size_t)sqlite3_column_bytes(st, col);
+
+    if (len > max)
+        len = max;
+    if (len > 0 && b != NULL)
+        memcpy(out, b, len);
+    return len;
+}
+
+/* Encode item as compact JSON into p->buf (grown as needed). Returns the
+ * length, or -1 if jansson cannot encode it. */
+static long
+item_encode(struct partition *p, const json_t *item)
+{
+    size_t need = json_dumpb(item, p->buf, p->bufcap, JSON_COMPACT);
+
+    if (need == 0)
+        return -1;
+    if (need > p->bufcap) {
+        size_t cap = p->bufcap ? p->bufcap : 4096;
+        char *nb;
+
+        while (cap < need)
+            cap *= 2;
+        nb = realloc(p->buf, cap);
+        if (nb == NULL)
+            abort();
+        p->buf = nb;
+        p->bufcap = cap;
+        need = json_dumpb(item, p->buf, p->bufcap, JSON_COMPACT);
+        if (need == 0 || need > p->bufcap)
+            return -1;
+    }
+    return (long)need;
+}
+
+/* ------------------------------------------------------------------------
+ * Open and close
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Open the partition at path (created if missing), or an in-memory
+ * database when path is NULL. Returns a new partition (caller closes with
+ * partition_close) or NULL with err set.
+ */
+struct partition *
+partition_open(const char *path, struct ddb_err *err)
+{
+    struct partition *p = calloc(1, sizeof(*p));
+    char *emsg = NULL;
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                SQLITE_OPEN_NOMUTEX;
+
+    if (p == NULL)
+        abort();
+    pthread_mutex_init(&p->mu, NULL);
+    memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
+    if (path != NULL && (p->path = strdup(path)) == NULL)
+        abort();
+    if (sqlite3_open_v2(path ? path : ":memory:", &p->db, flags, NULL) !=
+        SQLITE_OK) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: open %s: %s",
+                    path ? path : ":memory:",
+                    p->db ? sqlite3_errmsg(p->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(p->db, PART_BUSY_TIMEOUT_MS);
+    if (sqlite3_exec(p->db,
+                     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; "
+                     "PRAGMA synchronous=NORMAL;",
+                     NULL, NULL, &emsg) != SQLITE_OK ||
+        sqlite3_exec(p->db, part_schema, NULL, NULL, &emsg) != SQLITE_OK) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: init %s: %s",
+                    path ? path : ":memory:", emsg ? emsg : "?");
+        goto fail;
+    }
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(p->db, stmt_sql[i], -1,
+                               SQLITE_PREPARE_PERSISTENT, &p->st[i],
+                               NULL) != SQLITE_OK) {
+            sql_err(p, err, "prepare");
+            goto fail;
+        }
+    }
+    return p;
+fail:
+    sqlite3_free(emsg);
+    partition_close(p);
+    return NULL;
+}
+
+void
+partition_close(struct partition *p)
+{
+    if (p == NULL)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(p->st[i]);
+    sqlite3_close(p->db);
+    pthread_mutex_destroy(&p->mu);
+    free(p->path);
+    free(p->buf);
+    free(p);
+}
+
+const char *
+partition_path(const struct partition *p)
+{
+    return p->path;
+}
+
+void
+partition_unlink_files(const char *path)
+{
+    static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+    size_t len = strlen(path);
+    char *buf = malloc(len + 16);
+
+    if (buf == NULL)
+        abort();
+    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        snprintf(buf, len + 16, "%s%s", path, sfx[i]);
+        (void)unlink(buf);
+    }
+    free(buf);
+}
+
+/* ------------------------------------------------------------------------
+ * Single items
+ * ---------------------------------------------------------------------- */
+
+static int
+bind_key(sqlite3_stmt *st, const struct item_key *k)
+{
+    return bind_blob(st, 1, k->hash, sizeof(k->hash)) ||
+           bind_blob(st, 2, k->pk, k->pk_len) ||
+           bind_blob(st, 3, k->sk, k->sk_len);
+}
+
+/* Read the row of k into *item (new reference, NULL if absent) and its
+ * size into *size if not NULL. The caller holds p->mu. */
+static int
+get_locked(struct partition *p, const struct item_key *k, json_t **item,
+           size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_GET];
+    int rc = -1, step;
+
+    *item = NULL;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "get");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *item = item_parse(st, 0, err);
+        if (*item == NULL)
+            goto out;
+        if (size != NULL)
+            *size = (size_t)sqlite3_column_int64(st, 1);
+    } else if (step != SQLITE_DONE) {
+        sql_err(p, err, "get");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    return rc;
+}
+
+/* Read one item: *item is a new reference, or NULL if absent. Like every
+ * partition_* call on items, returns PART_RETIRED (nothing done) if a split
+ * replaced p meanwhile: the caller looks the partition up again. */
+int
+partition_get(struct partition *p, const struct item_key *k, json_t **item,
+              struct ddb_err *err)
+{
+    int rc = PART_RETIRED;
+
+    pthread_mutex_lock(&p->mu);
+    if (!p->retired)
+        rc = get_locked(p, k, item, NULL, err);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+static int
+put_locked(struct partition *p, const struct item_key *k,
+           const json_t *item, size_t size, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_PUT];
+    long len = item_encode(p, item);
+    int rc = -1;
+
+    if (len < 0) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
+        goto out;
+    }
+    if (bind_key(st, k) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)size) != SQLITE_OK ||
+        sqlite3_bind_text(st, 5, p->buf, (int)len, SQLITE_STATIC) !=
+            SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE) {
+        sql_err(p, err, "put");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    return rc;
+}
+
+static int
+del_locked(struct partition *p, const struct item_key *k,
+           struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_DEL];
+    int rc = -1;
+
+    if (bind_key(st, k) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) {
+        sql_err(p, err, "delete");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    return rc;
+}
+
+/*
+ * Atomic read-modify-write (see stable_mutate in storage.h): lock, BEGIN
+ * IMMEDIATE, read, call fn, write/delete/keep, COMMIT. Any failure rolls
+ * back, so the row is untouched.
+ */
+int
+partition_mutate(struct partition *p, const struct item_key *k,
+                 stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+{
+    json_t *old = NULL, *new_item = NULL;
+    size_t new_size = 0, old_size = 0;
+    bool keep = false;
+    int rc = -1;
+
+    pthread_mutex_lock(&p->mu);
+    if (p->retired) {
+        pthread_mutex_unlock(&p->mu);
+        return PART_RETIRED;
+    }
+    if (run_simple(p, ST_BEGIN) != 0) {
+        sql_err(p, err, "begin");
+        goto out;
+    }
+    if (get_locked(p, k, &old, &old_size, err) != 0)
+        goto out;
+    if (fn(arg, old, &new_item, &new_size, &keep, err) != 0)
+        goto out;
+    if (!keep) {
+        if (new_item != NULL) {
+            if (put_locked(p, k, new_item, new_size, err) != 0)
+                goto out;
+        } else if (old != NULL) {
+            if (del_locked(p, k, err) != 0)
+                goto out;
+        }
+    }
+    if (run_simple(p, ST_COMMIT) != 0) {
+        sql_err(p, err, "commit");
+        goto out;
+    }
+    if (!keep && (old != NULL || new_item != NULL)) {   /* committed */
+        if (old != NULL) {
+            p->count--;
+            p->bytes -= old_size;
+        }
+        if (new_item != NULL) {
+            p->count++;
+            p->bytes += new_size;
+        }
+    }
+    rc = 0;
+out:
+    if (rc != 0)
+        rollback(p);
+    pthread_mutex_unlock(&p->mu);
+    json_decref(old);
+    json_decref(new_item);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Query, scan, stats
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Step st (bound, positioned before the first row) and hand each row to fn.
+ * Column layout: if h_col >= 0, columns h, pk, sk, size, item starting at
+ * h_col; else sk, size, item (h/pk already in *k). Returns 0, 1 or -1.
+ */
+static int
+stream_rows(struct partition *p, sqlite3_stmt *st, bool full,
+            struct item_key *k, stable_row_fn *fn, void *arg,
+            struct ddb_err *err)
+{
+    for (;;) {
+        int step = sqlite3_step(st), c = 0, r;
+        size_t size;
+        json_t *item;
+
+        if (step == SQLITE_DONE)
+            return 0;
+        if (step != SQLITE_ROW)
+            return sql_err(p, err, "read");
+        if (full) {
+            size_t hl = col_blob(st, c++, k->hash, sizeof(k->hash));
+
+            if (hl < sizeof(k->hash))
+                memset(k->hash + hl, 0, sizeof(k->hash) - hl);
+            k->pk_len = col_blob(st, c++, k->pk, sizeof(k->pk));
+        }
+        k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
+        size = (size_t)sqlite3_column_int64(st, c++);
+        item = item_parse(st, c, err);
+        if (item == NULL)
+            return -1;
+        r = fn(arg, k, item, size, err);
+        json_decref(item);
+        if (r != 0)
+            return r < 0 ? -1 : 1;
+    }
+}
+
+int
+partition_query(struct partition *p, const uint8_t h[16],
+                const uint8_t *pk, size_t pk_len,
+                const uint8_t *lo, size_t lo_len,
+                const uint8_t *hi, size_t hi_len, bool forward,
+                stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
+    struct item_key *k = malloc(sizeof(*k));
+    int rc = -1;
+
+    if (k == NULL)
+        abort();
+    if (pk_len > sizeof(k->pk)) {
+        free(k);
+        return ddb_err_set(err, DDB_INTERNAL, "storage: key too long");
+    }
+    memcpy(k->hash, h, sizeof(k->hash));
+    memcpy(k->pk, pk, pk_len);
+    k->pk_len = pk_len;
+    if (hi == NULL) {
+        hi = p->ff_blob;
+        hi_len = sizeof(p->ff_blob);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (p->retired) {
+        pthread_mutex_unlock(&p->mu);
+        free(k);
+        return PART_RETIRED;
+    }
+    if (bind_blob(st, 1, h, 16) != SQLITE_OK ||
+        bind_blob(st, 2, pk, pk_len) != SQLITE_OK ||
+        bind_blob(st, 3, lo, lo_len) != SQLITE_OK ||
+        bind_blob(st, 4, hi, hi_len) != SQLITE_OK) {
+        sql_err(p, err, "query");
+        goto out;
+    }
+    rc = stream_rows(p, st, false, k, fn, arg, err);
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    free(k);
+    return rc;
+}
+
+static void
+put_be64(uint8_t *b, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        b[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+int
+partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
+               bool hi_open, const struct item_key *start,
+               stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[start ? ST_SCAN_FROM : ST_SCAN];
+    struct item_key *k = malloc(sizeof(*k));
+    uint8_t lo8[8], hi8[8];
+    int rc = -1, brc;
+
+    if (k == NULL)
+        abort();
+    put_be64(lo8, lo);
+    put_be64(hi8, hi_excl);
+    pthread_mutex_lock(&p->mu);
+    if (p->retired) {
+        pthread_mutex_unlock(&p->mu);
+        free(k);
+        return PART_RETIRED;
+    }
+    if (hi_open)
+        brc = bind_blob(st, 2, p->ff_blob, 17);
+    else
+        brc = bind_blob(st, 2, hi8, 8);
+    if (start == NULL)
+        brc = brc || bind_blob(st, 1, lo8, 8);
+    else
+        brc = brc || bind_blob(st, 3, start->hash, 16) ||
+              bind_blob(st, 4, start->pk, start->pk_len) ||
+              bind_blob(st, 5, start->sk, start->sk_len);
+    if (brc != SQLITE_OK) {
+        sql_err(p, err, "scan");
+        goto out;
+    }
+    rc = stream_rows(p, st, true, k, fn, arg, err);
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    free(k);
+    return rc;
+}
+
+/*
+ * Add the partition's live row count and total size to *count and *bytes.
+ * The first call counts with SQL; partition_mutate keeps the figures from
+ * then on, so DescribeTable does not walk the table each time.
+ */
+int
+partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
+                struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_STATS];
+    int rc = -1;
+
+    pthread_mutex_lock(&p->mu);
+    if (p->retired) {
+        pthread_mutex_unlock(&p->mu);
+        return PART_RETIRED;
+    }
+    if (!p->stats_valid) {
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            sql_err(p, err, "stats");
+            goto out;
+        }
+        p->count = (uint64_t)sqlite3_column_int64(st, 0);
+        p->bytes = (uint64_t)sqlite3_column_int64(st, 1);
+        p->stats_valid = true;
+    }
+    *count += p->count;
+    *bytes += p->bytes;
+    rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Split support: copy a locked parent's rows into two fresh partitions,
+ * then retire the parent.
+ * ---------------------------------------------------------------------- */
+
+void
+partition_lock(struct partition *p)
+{
+    pthread_mutex_lock(&p->mu);
+}
+
+void
+partition_unlock(struct partition *p)
+{
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Copy one parent row (ST_SCAN columns) into c's open transaction. */
+static int
+copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
+{
+    sqlite3_stmt *st = c->st[ST_PUT];
+    int rc = -1;
+
+    for (int i = 0; i < 3; i++) {
+        const void *b = sqlite3_column_blob(src, i);
+        size_t len = (size_t)sqlite3_column_bytes(src, i);
+
+        if (bind_blob(st, i + 1, b, len) != SQLITE_OK) {
+            sql_err(c, err, "split copy");
+            goto out;
+        }
+    }
+    if (sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) !=
+            SQLITE_OK ||
+        sqlite3_bind_text(st, 5, (const char *)sqlite3_column_text(src, 4),
+                          sqlite3_column_bytes(src, 4), SQLITE_STATIC) !=
+            SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE) {
+        sql_err(c, err, "split copy");
+        goto out;
+    }
+    c->count++;
+    c->bytes += (uint64_t)sqlite3_column_int64(src, 3);
+    rc = 0;
+out:
+    stmt_done(st);
+    return rc;
+}
+
+/*
+ * With parent locked (partition_lock), copy its rows with top-64 hash below
+ * mid into a and the rest into b (both fresh, not yet visible to others),
+ * each in one transaction, then checkpoint a and b so their data is in the
+ * database files before the catalog names them.
+ */
+int
+partition_split_copy_locked(struct partition *parent, uint64_t mid,
+                            struct partition *a, struct partition *b,
+                            struct ddb_err *err)
+{
+    sqlite3_stmt *st = parent->st[ST_SCAN];
+    uint8_t zero8[8] = { 0 };
+    bool in_a = false, in_b = false;
+    int rc = -1, step;
+
+    if (parent->retired)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: split of a retired "
+                                              "partition");
+    if (run_simple(a, ST_BEGIN) != 0) {
+        sql_err(a, err, "split begin");
+        goto out;
+    }
+    in_a = true;
+    if (run_simple(b, ST_BEGIN) != 0) {
+        sql_err(b, err, "split begin");
+        goto out;
+    }
+    in_b = true;
+    a->count = a->bytes = b->count = b->bytes = 0;
+    if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
+        bind_blob(st, 2, parent->ff_blob, 17) != SQLITE_OK) {
+        sql_err(parent, err, "split read");
+        goto out;
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const uint8_t *h = sqlite3_column_blob(st, 0);
+        uint64_t pos = h != NULL && sqlite3_column_bytes(st, 0) >= 8
+                           ? storage_be64(h)
+                           : 0;
+
+        if (copy_row(pos < mid ? a : b, st, err) != 0)
+            goto out;
+    }
+    if (step != SQLITE_DONE) {
+        sql_err(parent, err, "split read");
+        goto out;
+    }
+    if (run_simple(a, ST_COMMIT) != 0) {
+        sql_err(a, err, "split commit");
+        goto out;
+    }
+    in_a = false;
+    if (run_simple(b, ST_COMMIT) != 0) {
+        sql_err(b, err, "split commit");
+        goto out;
+    }
+    in_b = false;
+    if (sqlite3_wal_checkpoint_v2(a->db, NULL, SQLITE_CHECKPOINT_FULL, NULL,
+                                  NULL) != SQLITE_OK ||
+        sqlite3_wal_checkpoint_v2(b->db, NULL, SQLITE_CHECKPOINT_FULL, NULL,
+                                  NULL) != SQLITE_OK) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: split checkpoint failed");
+        goto out;
+    }
+    a->stats_valid = b->stats_valid = true;
+    rc = 0;
+out:
+    stmt_done(st);
+    if (in_a)
+        rollback(a);
+    if (in_b)
+        rollback(b);
+    return rc;
+}
+
+/* With p locked: close its database and mark it retired, so callers that
+ * still hold the pointer get PART_RETIRED. The struct stays allocated
+ * until partition_close(). */
+void
+partition_retire_locked(struct partition *p)
+{
+    if (p->retired)
+        return;
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(p->st[i]);
+        p->st[i] = NULL;
+    }
+    sqlite3_close(p->db);
+    p->db = NULL;
+    p->retired = true;
+}

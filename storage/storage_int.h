@@ -1,2 +1,174 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder */
+/* storage_int.h - private to storage/: the partition map (partmap.c), one
+ * SQLite database per partition (partition.c) and the structures the
+ * catalog (catalog.c) builds from them. api/ never includes this file. */
+#ifndef SHARDLOCAL_STORAGE_INT_H
+#define SHARDLOCAL_STORAGE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "storage/storage.h"
+
+/* ------------------------------------------------------------------------
+ * Partition map (partmap.c): the sorted start hashes of a table's
+ * partitions. starts[0] is always 0; partition i owns
+ * [starts[i], starts[i+1]) and the last one owns up to 2^64 - 1.
+ * ---------------------------------------------------------------------- */
+
+struct partmap {
+    uint64_t *starts;                   /* owned, ascending, starts[0] == 0 */
+    unsigned n;                         /* number of partitions, >= 1 */
+};
+
+/* Lay nparts (>= 1) equal ranges over the 2^64 ring: partition i starts at
+ * floor(i * 2^64 / nparts). Any previous content of m is not freed. */
+void partmap_init_even(struct partmap *m, unsigned nparts);
+/* Take starts (malloc'd, n entries, ascending, starts[0] == 0). */
+void partmap_init_take(struct partmap *m, uint64_t *starts, unsigned n);
+void partmap_fini(struct partmap *m);
+/* Index of the partition owning the ring position h (binary search). */
+unsigned partmap_find(const struct partmap *m, uint64_t h);
+/* First position owned by partition i (i < m->n). */
+uint64_t partmap_start(const struct partmap *m, unsigned i);
+/* Last position owned by partition i (inclusive). */
+uint64_t partmap_end(const struct partmap *m, unsigned i);
+/* The catalog keeps starts in an INTEGER column: flip the top bit so that
+ * signed int64 order equals unsigned ring order. */
+int64_t partmap_to_sql(uint64_t start);
+uint64_t partmap_from_sql(int64_t v);
+
+/* Big-endian top 64 bits of a 16-byte MD5 (same as key_hash64(), kept
+ * local so the store does not depend on item_codec.c). */
+static inline uint64_t
+storage_be64(const uint8_t *b)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | b[i];
+    return v;
+}
+
+/* ------------------------------------------------------------------------
+ * Partition (partition.c): one SQLite connection guarded by its own mutex,
+ * WAL, synchronous=NORMAL, cached statements (reset, never finalized per
+ * call). Schema:
+ *   items(h BLOB, pk BLOB, sk BLOB, size INTEGER, item TEXT,
+ *         PRIMARY KEY (h, pk, sk)) WITHOUT ROWID
+ * ---------------------------------------------------------------------- */
+
+struct partition;
+
+/* Returned (instead of 0/1/-1) by partition_* item calls when a split
+ * retired the partition before the call got its lock; nothing was done and
+ * err is untouched: look the partition up again in the new layout. */
+#define PART_RETIRED 2
+
+/* Open (creating if needed) the partition database at path, or an in-memory
+ * database when path is NULL. Returns NULL with err set on failure. */
+struct partition *partition_open(const char *path, struct ddb_err *err);
+/* Close the connection and free p (NULL is fine). Files are kept. */
+void partition_close(struct partition *p);
+/* Path given to partition_open (borrowed), NULL for in-memory. */
+const char *partition_path(const struct partition *p);
+/* Remove a partition's files: path, path-wal, path-shm. Missing files are
+ * not an error. */
+void partition_unlink_files(const char *path);
+
+int partition_get(struct partition *p, const struct item_key *k,
+                  json_t **item, struct ddb_err *err);
+int partition_mutate(struct partition *p, const struct item_key *k,
+                     stable_mutate_fn *fn, void *arg, struct ddb_err *err);
+/* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
+ * ascending or descending. Calls fn with the partition locked: fn must not
+ * call back into this table's store. Returns 0 (done), 1 (fn stopped) or
+ * -1. */
+int partition_query(struct partition *p, const uint8_t h[16],
+                    const uint8_t *pk, size_t pk_len,
+                    const uint8_t *lo, size_t lo_len,
+                    const uint8_t *hi, size_t hi_len, bool forward,
+                    stable_row_fn *fn, void *arg, struct ddb_err *err);
+/* Rows with lo8 <= h < hi8 (8-byte big-endian ring positions; hi_open
+ * means no upper bound) and, if start is not NULL, (h, pk, sk) > start,
+ * in (h, pk, sk) order. Returns 0 (done), 1 (fn stopped) or -1. */
+int partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
+                   bool hi_open, const struct item_key *start,
+                   stable_row_fn *fn, void *arg, struct ddb_err *err);
+/* count(*) and sum(size), added to *count and *bytes. */
+int partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
+                     struct ddb_err *err);
+
+/* Split support (used by stable_split). */
+void partition_lock(struct partition *p);
+void partition_unlock(struct partition *p);
+/* parent locked: copy rows with top-64 hash < mid to a, the rest to b, and
+ * make a and b durable. parent is unchanged. */
+int partition_split_copy_locked(struct partition *parent, uint64_t mid,
+                                struct partition *a, struct partition *b,
+                                struct ddb_err *err);
+/* p locked: close its database; later calls return PART_RETIRED. */
+void partition_retire_locked(struct partition *p);
+
+/* ------------------------------------------------------------------------
+ * Tables and the store (catalog.c).
+ * ---------------------------------------------------------------------- */
+
+#define STORAGE_ID_LEN 16               /* hex chars of a table/partition id */
+
+/* The partition layout of a table. Immutable once published: a split
+ * (stable_split) builds a new layout, replaces the catalog's partition rows
+ * in one transaction, then swaps the table's layout pointer. Old layouts
+ * and retired partitions stay allocated until the table is destroyed, so a
+ * reader never needs a lock to follow the pointer. */
+struct playout {
+    struct partmap map;
+    struct partition **parts;           /* map.n entries; the table owns them */
+    char (*files)[STORAGE_ID_LEN + 1];  /* owned: partition ids, map.n */
+};
+
+struct stable {
+    atomic_uint refs;                   /* the map's reference + handles */
+    struct storage *s;                  /* borrowed: the store outlives handles */
+    char *name;                         /* owned */
+    char id[STORAGE_ID_LEN + 1];
+    char *dir;                          /* owned: tables/<id>, NULL in memory */
+    atomic_bool deleted;                /* drop files at last release */
+    pthread_mutex_t desc_mu;            /* guards desc */
+    json_t *desc;                       /* owned */
+    _Atomic(struct playout *) layout;   /* owned: the current layout */
+    pthread_mutex_t split_mu;           /* serializes splits; guards below */
+    struct playout **old_layouts;       /* owned: replaced layouts */
+    size_t nold;
+    struct partition **retired;         /* owned: split parents */
+    size_t nretired;
+};
+
+struct storage {
+    char *data_dir;                     /* owned, NULL = in-memory */
+    sqlite3 *cat;                       /* catalog connection */
+    pthread_mutex_t cat_mu;             /* guards cat */
+    pthread_mutex_t ddl_mu;             /* serializes create/delete */
+    pthread_rwlock_t map_mu;            /* guards tables/ntables */
+    struct stable **tables;             /* sorted by name (memcmp) */
+    size_t ntables, cap;
+};
+
+/*
+ * Split partition i of t in two at the middle of its hash range: two new
+ * partition files get its rows, the catalog's partition list is replaced
+ * in one transaction, and the layout is swapped; requests in flight retry
+ * on the new layout. A crash at any point leaves either the old or the new
+ * list in the catalog; unreferenced files are removed at the next open.
+ * Partition indexes above i shift by one. -1 with err set on failure (the
+ * table is then unchanged), e.g. when the range holds a single position.
+ * (Not in storage.h yet: the throttling work may move it there.)
+ */
+int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+
+#endif

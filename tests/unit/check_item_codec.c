@@ -1,6 +1,351 @@
-/* placeholder test */
+/* SPDX-License-Identifier: MIT */
+/* check_item_codec.c - storage/item_codec.c: key value encoding (S, B, N),
+ * MD5 placement hash, and the property that memcmp order of encodings is
+ * DynamoDB's order (av_compare) for random S, B and N values. */
+
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
-START_TEST(test_item_codec_placeholder) { ck_assert_int_eq(1, 1); }
+#include <string.h>
+
+#include "api/item.h"
+#include "storage/storage.h"
+
+static long
+enc(const char *json, uint8_t *out)
+{
+    json_error_t jerr;
+    json_t *av = json_loads(json, JSON_ALLOW_NUL, &jerr);
+    long n;
+
+    ck_assert_msg(av != NULL, "bad test json %s", json);
+    n = key_encode_value(av, out);
+    json_decref(av);
+    return n;
+}
+
+/* ------------------------------------------------------------------------
+ * encode
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_item_codec_encode_s)
+{
+    uint8_t out[KEY_BYTES_MAX];
+
+    ck_assert_int_eq(enc("{\"S\": \"abc\"}", out), 3);
+    ck_assert_int_eq(memcmp(out, "abc", 3), 0);
+    /* UTF-8 bytes, not characters: e-acute is 2 bytes, the emoji 4. */
+    ck_assert_int_eq(enc("{\"S\": \"\\u00e9\\ud83d\\ude00\"}", out), 6);
+    ck_assert_int_eq(out[0], 0xc3);
+    ck_assert_int_eq(out[1], 0xa9);
+    ck_assert_int_eq(out[2], 0xf0);
+    /* Embedded NUL survives. */
+    ck_assert_int_eq(enc("{\"S\": \"a\\u0000b\"}", out), 3);
+    ck_assert_int_eq(out[1], 0);
+}
 END_TEST
-int main(void) { Suite *s = suite_create("item_codec"); TCase *tc = tcase_create("p"); tcase_add_test(tc, test_item_codec_placeholder); suite_add_tcase(s, tc); SRunner *sr = srunner_create(s); srunner_run_all(sr, CK_ENV); int f = srunner_ntests_failed(sr); srunner_free(sr); return f ? EXIT_FAILURE : EXIT_SUCCESS; }
+
+START_TEST(test_item_codec_encode_b)
+{
+    uint8_t out[KEY_BYTES_MAX];
+
+    ck_assert_int_eq(enc("{\"B\": \"YWJj\"}", out), 3);
+    ck_assert_int_eq(memcmp(out, "abc", 3), 0);
+    ck_assert_int_eq(enc("{\"B\": \"Yg==\"}", out), 1);
+    ck_assert_int_eq(out[0], 'b');
+    ck_assert_int_eq(enc("{\"B\": \"YWI=\"}", out), 2);
+    ck_assert_int_eq(enc("{\"B\": \"/+8A\"}", out), 3);
+    ck_assert_int_eq(out[0], 0xff);
+    ck_assert_int_eq(out[1], 0xef);
+    ck_assert_int_eq(out[2], 0x00);
+    ck_assert_int_eq(enc("{\"B\": \"YWJ\"}", out), -1);
+    ck_assert_int_eq(enc("{\"B\": \"Y!Jj\"}", out), -1);
+}
+END_TEST
+
+START_TEST(test_item_codec_encode_n)
+{
+    uint8_t a[KEY_BYTES_MAX], b[KEY_BYTES_MAX];
+    long na, nb;
+
+    na = enc("{\"N\": \"1.50\"}", a);
+    nb = enc("{\"N\": \"1.5\"}", b);
+    ck_assert_int_gt(na, 0);
+    ck_assert_int_eq(na, nb);
+    ck_assert_int_eq(memcmp(a, b, (size_t)na), 0);
+    ck_assert_int_le(enc("{\"N\": \"-1.2345678901234567890123456789012345678e-130\"}", a),
+                     NUM_KEY_MAX);
+    ck_assert_int_eq(enc("{\"N\": \"abc\"}", a), -1);
+}
+END_TEST
+
+START_TEST(test_item_codec_encode_bad)
+{
+    uint8_t out[KEY_BYTES_MAX];
+    static const char *const bad[] = {
+        "{}", "{\"SS\": [\"a\"]}", "{\"BOOL\": true}", "{\"S\": 5}",
+        "{\"S\": \"a\", \"N\": \"1\"}", "[]", "{\"M\": {}}",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(enc(bad[i], out) == -1, "%s", bad[i]);
+    ck_assert_int_eq(key_encode_value(NULL, out), -1);
+}
+END_TEST
+
+START_TEST(test_item_codec_encode_too_long)
+{
+    uint8_t out[KEY_BYTES_MAX];
+    char *s = malloc(KEY_BYTES_MAX + 2);
+    json_t *av;
+
+    memset(s, 'x', KEY_BYTES_MAX + 1);
+    s[KEY_BYTES_MAX + 1] = '\0';
+    av = json_pack("{s:s}", "S", s);
+    ck_assert_int_eq(key_encode_value(av, out), -1);
+    json_decref(av);
+    s[KEY_BYTES_MAX] = '\0';
+    av = json_pack("{s:s}", "S", s);
+    ck_assert_int_eq(key_encode_value(av, out), KEY_BYTES_MAX);
+    json_decref(av);
+    free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * hash
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_item_codec_hash)
+{
+    static const uint8_t md5_abc[16] = {
+        0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0,
+        0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f, 0x72,
+    };
+    static const uint8_t md5_empty[16] = {
+        0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04,
+        0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e,
+    };
+    struct item_key *k = calloc(1, sizeof(*k));
+
+    key_set(k, (const uint8_t *)"abc", 3, (const uint8_t *)"zz", 2);
+    ck_assert_int_eq(memcmp(k->hash, md5_abc, 16), 0);
+    ck_assert_uint_eq(k->pk_len, 3);
+    ck_assert_uint_eq(k->sk_len, 2);
+    ck_assert_int_eq(memcmp(k->pk, "abc", 3), 0);
+    ck_assert_int_eq(memcmp(k->sk, "zz", 2), 0);
+    ck_assert(key_hash64(k->hash) == UINT64_C(0x900150983cd24fb0));
+    /* The sort key does not move the item. */
+    key_set(k, (const uint8_t *)"abc", 3, NULL, 0);
+    ck_assert_int_eq(memcmp(k->hash, md5_abc, 16), 0);
+    ck_assert_uint_eq(k->sk_len, 0);
+    key_set(k, (const uint8_t *)"", 0, NULL, 5);
+    ck_assert_int_eq(memcmp(k->hash, md5_empty, 16), 0);
+    ck_assert_uint_eq(k->sk_len, 0);
+    free(k);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * order: memcmp of encodings == av_compare
+ * ---------------------------------------------------------------------- */
+
+static const char b64chars[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void
+b64_encode(const uint8_t *in, size_t len, char *out)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i + 2 < len; i += 3) {
+        out[o++] = b64chars[in[i] >> 2];
+        out[o++] = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+        out[o++] = b64chars[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
+        out[o++] = b64chars[in[i + 2] & 63];
+    }
+    if (len - i == 1) {
+        out[o++] = b64chars[in[i] >> 2];
+        out[o++] = b64chars[(in[i] & 3) << 4];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (len - i == 2) {
+        out[o++] = b64chars[in[i] >> 2];
+        out[o++] = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
+        out[o++] = b64chars[(in[i + 1] & 15) << 2];
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+}
+
+/* Append the UTF-8 encoding of code point cp. */
+static size_t
+utf8_put(unsigned cp, char *o)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | (cp >> 6));
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | (cp >> 12));
+        o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | (cp >> 18));
+    o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* A random AttributeValue of type t ('S', 'B', 'N'). Small alphabets and
+ * short lengths, so that prefixes and ties are common. */
+static json_t *
+random_av(char t, unsigned *seed)
+{
+    char buf[512];
+    size_t len = (size_t)(rand_r(seed) % 6), i, o = 0;
+
+    if (t == 'S') {
+        for (i = 0; i < len; i++) {
+            unsigned r = (unsigned)rand_r(seed) % 8, cp;
+
+            if (r < 4)
+                cp = 'a' + (unsigned)rand_r(seed) % 3;
+            else if (r == 4)
+                cp = 0x7f + (unsigned)rand_r(seed) % 3;     /* 1 and 2 bytes */
+            else if (r == 5)
+                cp = 0xe9;
+            else if (r == 6)
+                cp = 0xfff0 + (unsigned)rand_r(seed) % 8;   /* 3 bytes */
+            else
+                cp = 0x1f600 + (unsigned)rand_r(seed) % 3;  /* 4 bytes */
+            o += utf8_put(cp, buf + o);
+        }
+        return json_pack("{s:s%}", "S", buf, o);
+    }
+    if (t == 'B') {
+        uint8_t raw[16];
+
+        len += 1;
+        for (i = 0; i < len; i++) {
+            unsigned r = (unsigned)rand_r(seed) % 4;
+
+            raw[i] = r == 0 ? 0x00 : r == 1 ? 0xff : r == 2 ? 0x7f
+                : (uint8_t)rand_r(seed);
+        }
+        b64_encode(raw, len, buf);
+        return json_pack("{s:s}", "B", buf);
+    }
+    {
+        char digits[40], canon[NUM_TEXT_MAX];
+        int k = rand_r(seed) % 3 ? 1 + rand_r(seed) % 4 : 1 + rand_r(seed) % 38;
+        int x, lo, hi;
+
+        for (i = 0; i < (size_t)k; i++)
+            digits[i] = (char)('0' + rand_r(seed) % 10);
+        digits[k] = '\0';
+        lo = -130 - (k - 1);
+        hi = 125 - (k - 1);
+        x = rand_r(seed) % 2 ? -3 + rand_r(seed) % 7
+            : lo + rand_r(seed) % (hi - lo + 1);
+        snprintf(buf, sizeof(buf), "%s%se%d", rand_r(seed) % 2 ? "-" : "",
+                 digits, x);
+        if (num_canonical(buf, canon, NULL) != 0)
+            strcpy(canon, "0");     /* leading zeros pushed it out of range */
+        return json_pack("{s:s}", "N", canon);
+    }
+}
+
+static const char order_types[] = { 'S', 'B', 'N' };
+
+START_TEST(test_item_codec_order_property)
+{
+    enum { N = 600 };
+    char t = order_types[_i];
+    json_t *av[N];
+    uint8_t (*key)[KEY_BYTES_MAX] = malloc(N * sizeof(*key));
+    long len[N];
+    unsigned seed = 777u + (unsigned)_i;
+    int i, j, ties = 0, neg = 0;
+
+    ck_assert_ptr_nonnull(key);
+    for (i = 0; i < N; i++) {
+        av[i] = random_av(t, &seed);
+        ck_assert_ptr_nonnull(av[i]);
+        len[i] = key_encode_value(av[i], key[i]);
+        ck_assert_int_ge(len[i], 0);
+    }
+    for (i = 0; i < N; i++) {
+        for (j = 0; j < N; j++) {
+            size_t n = (size_t)(len[i] < len[j] ? len[i] : len[j]);
+            int c = n ? memcmp(key[i], key[j], n) : 0;
+            bool ok;
+            int want = av_compare(av[i], av[j], &ok);
+
+            if (c == 0)
+                c = len[i] < len[j] ? -1 : len[i] > len[j];
+            c = c < 0 ? -1 : c > 0;
+            ck_assert(ok);
+            ck_assert_msg(c == want, "%s vs %s: memcmp %d, av_compare %d",
+                          json_dumps(av[i], 0), json_dumps(av[j], 0), c, want);
+            /* Equal encodings iff equal values. */
+            ck_assert_int_eq(c == 0, av_equal(av[i], av[j]));
+            if (i != j && c == 0)
+                ties++;
+            if (want < 0)
+                neg++;
+        }
+    }
+    ck_assert_int_gt(ties, 0);      /* the generator does produce ties */
+    ck_assert_int_gt(neg, 0);
+    for (i = 0; i < N; i++)
+        json_decref(av[i]);
+    free(key);
+}
+END_TEST
+
+static Suite *
+item_codec_suite(void)
+{
+    Suite *s = suite_create("item_codec");
+    TCase *tc;
+
+    tc = tcase_create("encode");
+    tcase_add_test(tc, test_item_codec_encode_s);
+    tcase_add_test(tc, test_item_codec_encode_b);
+    tcase_add_test(tc, test_item_codec_encode_n);
+    tcase_add_test(tc, test_item_codec_encode_bad);
+    tcase_add_test(tc, test_item_codec_encode_too_long);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("hash");
+    tcase_add_test(tc, test_item_codec_hash);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("order");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_item_codec_order_property, 0,
+                        sizeof(order_types));
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(item_codec_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

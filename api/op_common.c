@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* op_common.c - request plumbing shared by the data-plane handlers: the
+ * expression environment (expressions or translated legacy parameters),
+ * the table and its key schema, and common reply members. */
+#include <string.h>
+
+#include "api/capacity.h"
+#include "api/op_common.h"
+
+/* ------------------------------------------------------------------------
+ * Expressions
+ * ---------------------------------------------------------------------- */
+
+void
+op_exprs_init(struct op_exprs *x)
+{
+    memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Only the mix check here: DynamoDB validates the Item/Key values and the
+ * legacy conditions before ExpressionAttributeNames/Values, so the env is
+ * built by the first op_exprs_parse() that needs it (or by
+ * op_exprs_check_unused()).
+ */
+int
+op_exprs_begin(struct op_exprs *x, const json_t *req, struct ddb_err *err)
+{
+    (void)x;
+    return legacy_check_mix(req, err);
+}
+
+/* Build the env over the request's own names/values once. */
+static int
+exprs_env(struct op_exprs *x, const json_t *req, struct ddb_err *err)
+{
+    const json_t *names, *values;
+
+    if (x->env != NULL)
+        return 0;
+    names = json_object_get(req, "ExpressionAttributeNames");
+    values = json_object_get(req, "ExpressionAttributeValues");
+    if (values != NULL && !json_is_null(values)) {
+        x->values = json_deep_copy(values);
+        if (x->values == NULL)
+            return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    }
+    if (json_is_null(names))
+        names = NULL;
+    return expr_env_new(names, x->values, &x->env, err);
+}
+
+static const char *
+expr_member(enum expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_CONDITION:     return "ConditionExpression";
+    case EXPR_FILTER:        return "FilterExpression";
+    case EXPR_KEY_CONDITION: return "KeyConditionExpression";
+    case EXPR_PROJECTION:    return "ProjectionExpression";
+    case EXPR_UPDATE:        return "UpdateExpression";
+    }
+    return NULL;
+}
+
+static const char *
+legacy_member(enum expr_kind kind, const char *legacy_param)
+{
+    switch (kind) {
+    case EXPR_CONDITION:     return "Expected";
+    case EXPR_FILTER:        return legacy_param;
+    case EXPR_KEY_CONDITION: return "KeyConditions";
+    case EXPR_PROJECTION:    return "AttributesToGet";
+    case EXPR_UPDATE:        return "AttributeUpdates";
+    }
+    return NULL;
+}
+
+/* Translate one legacy parameter into x->le[] and parse it in its own
+ * env. */
+static int
+parse_legacy(struct op_exprs *x, const json_t *req, enum expr_kind kind,
+             const char *member, const json_t *val, struct expr **out,
+             struct ddb_err *err)
+{
+    const json_t *cop = json_object_get(req, "ConditionalOperator");
+    struct legacy_expr *le;
+    struct expr_env **env;
+    int rc;
+
+    if (x->nlegacy >= OP_LEGACY_MAX)
+        return ddb_err_set(err, DDB_INTERNAL, "too many legacy parameters");
+    le = &x->le[x->nlegacy];
+    env = &x->lenv[x->nlegacy];
+    memset(le, 0, sizeof(*le));
+    x->nlegacy++;
+
+    switch (kind) {
+    case EXPR_CONDITION:
+        rc = legacy_expected(val, cop, le, err);
+        break;
+    case EXPR_FILTER:
+        rc = legacy_filter(val, cop, member, le, err);
+        break;
+    case EXPR_KEY_CONDITION:
+        rc = legacy_key_conditions(val, le, err);
+        break;
+    case EXPR_PROJECTION:
+        rc = legacy_attributes_to_get(val, le, err);
+        break;
+    case EXPR_UPDATE:
+        rc = legacy_attribute_updates(val, le, err);
+        break;
+    default:
+        rc = ddb_err_set(err, DDB_INTERNAL, "bad expression kind");
+        break;
+    }
+    if (rc != 0)
+        return -1;
+    if (le->text == NULL || le->text[0] == '\0')
+        return 0;                   /* e.g. "Expected": {} */
+    if (expr_env_new(le->names, le->values, env, err) != 0)
+        return -1;
+    *out = expr_parse(*env, kind, le->text, err);
+    return *out == NULL ? -1 : 0;
+}
+
+int
+op_exprs_parse(struct op_exprs *x, const json_t *req, enum expr_kind kind,
+               const char *legacy_param, struct expr **out,
+               struct ddb_err *err)
+{
+    const char *emember = expr_member(kind);
+    const char *lmember = legacy_member(kind, legacy_param);
+    const json_t *val;
+
+    *out = NULL;
+    val = emember != NULL ? json_object_get(req, emember) : NULL;
+    if (val != NULL && !json_is_null(val)) {
+        if (!json_is_string(val))
+            return ddb_err_set(err, DDB_SERIALIZATION,
+                               "NUMBER_VALUE cannot be converted to String");
+        if (exprs_env(x, req, err) != 0)
+            return -1;
+        *out = expr_parse(x->env, kind, json_string_value(val), err);
+        return *out == NULL ? -1 : 0;
+    }
+    val = lmember != NULL ? json_object_get(req, lmember) : NULL;
+    if (val != NULL && !json_is_null(val))
+        return parse_legacy(x, req, kind, lmember, val, out, err);
+    return 0;
+}
+
+int
+op_exprs_check_unused(struct op_exprs *x, const json_t *req,
+                      struct ddb_err *err)
+{
+    /* The env is NULL when no expression was parsed; build it anyway so
+     * bad or unused maps are reported. */
+    if (exprs_env(x, req, err) != 0)
+        return -1;
+    return expr_env_check_unused(x->env, err);
+}
+
+void
+op_exprs_fini(struct op_exprs *x)
+{
+    unsigned i;
+
+    for (i = 0; i < x->nlegacy; i++) {
+        expr_env_free(x->lenv[i]);
+        legacy_expr_fini(&x->le[i]);
+    }
+    expr_env_free(x->env);
+    json_decref(x->values);
+    memset(x, 0, sizeof(*x));
+}
+
+/* ------------------------------------------------------------------------
+ * Table
+ * ---------------------------------------------------------------------- */
+
+int
+op_table_open(struct api_ctx *ctx, const json_t *req, struct op_table *ot,
+              struct ddb_err *err)
+{
+    json_t *desc = NULL;
+    int rc = -1;
+
+    memset(ot, 0, sizeof(*ot));
+    if (api_open_table(ctx, req, &ot->t, err) != 0) {
+        ot->t = NULL;
+        return -1;
+    }
+    desc = stable_desc(ot->t);
+    if (desc == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "table has no description");
+        goto out;
+    }
+    if (key_schema_from_desc(desc, &ot->ks, err) != 0)
+        goto out;
+    ot->name = stable_name(ot->t);
+    rc = 0;
+out:
+    json_decref(desc);
+    if (rc != 0)
+        op_table_close(ot);
+    return rc;
+}
+
+void
+op_table_close(struct op_table *ot)
+{
+    if (ot->t != NULL)
+        stable_release(ot->t);
+    ot->t = NULL;
+    ot->name = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Reply members
+ * ---------------------------------------------------------------------- */
+
+void
+op_add_capacity(json_t *resp, const json_t *req, const char *table,
+                double units)
+{
+    json_t *cc = capacity_json(json_object_get(req, "ReturnConsumedCapacity"),
+                               table, units);
+
+    if (cc != NULL)
+        json_object_set_new(resp, "ConsumedCapacity", cc);
+}
+
+int
+op_condition_failed(const json_t *req, const json_t *old,
+                    struct ddb_err *err)
+{
+    const char *rv = json_string_value(
+        json_object_get(req, "ReturnValuesOnConditionCheckFailure"));
+
+    ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED,
+                "The conditional request failed");
+    if (err != NULL && old != NULL && rv != NULL &&
+        strcmp(rv, "ALL_OLD") == 0)
+        ddb_err_extra_set_new(err, "Item", json_deep_copy(old));
+    return -1;
+}
+
+int
+op_item_copy_validate(const json_t *req, const char *member, json_t **out,
+                      struct ddb_err *err)
+{
+    const json_t *m = json_object_get(req, member);
+
+    *out = NULL;
+    if (m == NULL || json_is_null(m))
+        return 0;
+    *out = json_deep_copy(m);
+    if (*out == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (item_validate(*out, err) != 0) {
+        json_decref(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}

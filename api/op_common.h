@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* op_common.h - request plumbing shared by the data-plane handlers
+ * (op_item.c, op_query.c, op_batch.c, op_txn.c): the request's expression
+ * environment (expression or legacy style), the table plus its key schema,
+ * and the ConsumedCapacity / ReturnValuesOnConditionCheckFailure members. */
+#ifndef SHARDLOCAL_OP_COMMON_H
+#define SHARDLOCAL_OP_COMMON_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "api/api.h"
+#include "api/expr.h"
+#include "api/item.h"
+#include "api/legacy.h"
+#include "storage/storage.h"
+
+/* ------------------------------------------------------------------------
+ * Expressions of one request.
+ *
+ * Usage, in DynamoDB's order of checks:
+ *
+ *     struct op_exprs x;
+ *     op_exprs_init(&x);
+ *     if (op_exprs_begin(&x, req, err) != 0)        mix check, names/values
+ *         goto out;
+ *     ... validate Item / Key AttributeValues ...
+ *     if (op_exprs_parse(&x, req, EXPR_UPDATE, NULL, &upd, err) != 0 ||
+ *         op_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
+ *         op_exprs_check_unused(&x, req, err) != 0)
+ *         goto out;
+ *     ...
+ * out:
+ *     expr_free(cond); expr_free(upd);
+ *     op_exprs_fini(&x);
+ *
+ * Call op_exprs_parse in DynamoDB's order: UpdateExpression,
+ * ConditionExpression, KeyConditionExpression, FilterExpression,
+ * ProjectionExpression. Each returns *out = NULL (and 0) when the request
+ * has neither the expression nor its legacy counterpart.
+ * ---------------------------------------------------------------------- */
+
+#define OP_LEGACY_MAX 4
+
+struct op_exprs {
+    json_t *values;                 /* owned: deep copy of
+                                       ExpressionAttributeValues, validated
+                                       and canonicalised; NULL if absent */
+    struct expr_env *env;           /* the request's names/values */
+    unsigned nlegacy;
+    struct legacy_expr le[OP_LEGACY_MAX];   /* translated legacy params */
+    struct expr_env *lenv[OP_LEGACY_MAX];   /* one env per translation, so
+                                               synthetic #l0/:l0 never clash */
+};
+
+/* Zero x so op_exprs_fini() is always safe. */
+void op_exprs_init(struct op_exprs *x);
+/* legacy_check_mix(), then validate ExpressionAttributeNames/Values (a deep
+ * copy of the values is canonicalised) and build the env. */
+int op_exprs_begin(struct op_exprs *x, const json_t *req,
+                   struct ddb_err *err);
+/*
+ * Parse the request's expression of this kind: the member
+ * ConditionExpression / FilterExpression / KeyConditionExpression /
+ * ProjectionExpression / UpdateExpression if present, else its legacy
+ * counterpart Expected (+ ConditionalOperator) / legacy_param (+
+ * ConditionalOperator; "QueryFilter" or "ScanFilter", required for
+ * EXPR_FILTER) / KeyConditions / AttributesToGet / AttributeUpdates,
+ * translated by legacy.c. *out is owned by the caller (expr_free), NULL
+ * when neither member is present. The expr borrows from x: free it before
+ * op_exprs_fini(x).
+ */
+int op_exprs_parse(struct op_exprs *x, const json_t *req,
+                   enum expr_kind kind, const char *legacy_param,
+                   struct expr **out, struct ddb_err *err);
+/* The "... unused in expressions" checks on the request's own maps (which
+ * are validated here if no expression needed them yet). Call once, after
+ * every op_exprs_parse(). */
+int op_exprs_check_unused(struct op_exprs *x, const json_t *req,
+                          struct ddb_err *err);
+void op_exprs_fini(struct op_exprs *x);
+
+/* ------------------------------------------------------------------------
+ * The table of a request.
+ * ---------------------------------------------------------------------- */
+
+struct op_table {
+    struct stable *t;               /* owned handle (released by close) */
+    struct key_schema ks;           /* the table's primary key */
+    const char *name;               /* stable_name(t), valid while open */
+};
+
+/* api_open_table() + the key schema. On failure -1 with err set and
+ * nothing to close (op_table_close is still safe). */
+int op_table_open(struct api_ctx *ctx, const json_t *req,
+                  struct op_table *ot, struct ddb_err *err);
+void op_table_close(struct op_table *ot);
+
+/* ------------------------------------------------------------------------
+ * Reply members.
+ * ---------------------------------------------------------------------- */
+
+/* Add "ConsumedCapacity" to resp per the request's ReturnConsumedCapacity
+ * (nothing for absent/NONE). */
+void op_add_capacity(json_t *resp, const json_t *req, const char *table,
+                     double units);
+/* Fill err with ConditionalCheckFailedException "The conditional request
+ * failed", attaching old (borrowed, copied; may be NULL) as the error's
+ * "Item" when the request has ReturnValuesOnConditionCheckFailure ALL_OLD.
+ * Returns -1. */
+int op_condition_failed(const json_t *req, const json_t *old,
+                        struct ddb_err *err);
+/* Copy a request map member (Item, Key, ...) and validate it with
+ * item_validate() (numbers canonicalised in the copy). *out is a new
+ * reference (caller frees). */
+int op_item_copy_validate(const json_t *req, const char *member,
+                          json_t **out, struct ddb_err *err);
+
+#endif

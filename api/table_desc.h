@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* table_desc.h - extras from op_table.c for the data operations: open a
+ * table and get its (settled) description in one step, so a handler that
+ * needs the key schema does not deep-copy the description twice. */
+#ifndef SHARDLOCAL_TABLE_DESC_H
+#define SHARDLOCAL_TABLE_DESC_H
+
+#include <jansson.h>
+
+#include "api/api.h"
+
+/*
+ * api_open_table() plus the table's description: *desc (may be NULL if not
+ * wanted) is a new reference the caller frees, with the status transitions
+ * that are due applied. It may hold private members whose names start with
+ * "_sl": never send it to a client as is. Same errors as api_open_table().
+ */
+int api_open_table_desc(struct api_ctx *ctx, const json_t *req,
+                        struct stable **t, json_t **desc,
+                        struct ddb_err *err);
+
+#endif

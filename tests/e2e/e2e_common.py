@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+# e2e_common.py - shared helpers for the Python end-to-end suites: clients
+# pointed at SHARDLOCAL_ENDPOINT (unset = real DynamoDB), unique table names.
+import os
+import time
+import unittest
+import uuid
+
+import boto3
+import botocore
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+ENDPOINT = os.environ.get("SHARDLOCAL_ENDPOINT") or None
+REGION = os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+# The account id our server puts in ARNs (conf.h: account_id).
+ACCOUNT = os.environ.get("SHARDLOCAL_ACCOUNT", "000000000000")
+# Set by run.sh when the target is dynalite (development only): a few
+# newer DynamoDB features are known to be missing there.
+ON_DYNALITE = os.environ.get("SHARDLOCAL_E2E_DYNALITE") == "1"
+
+BOTOCORE_VERSION = tuple(int(x) for x in botocore.__version__.split(".")[:2])
+
+_CFG = Config(retries={"max_attempts": 1, "mode": "standard"},
+              connect_timeout=5, read_timeout=30)
+
+
+def client():
+    return boto3.client("dynamodb", endpoint_url=ENDPOINT, region_name=REGION,
+                        config=_CFG)
+
+
+def resource():
+    return boto3.resource("dynamodb", endpoint_url=ENDPOINT,
+                          region_name=REGION, config=_CFG)
+
+
+def unique_name(prefix="e2e"):
+    return "%s_%s" % (prefix, uuid.uuid4().hex[:12])
+
+
+def has_param(c, op, param):
+    """True when this botocore's model knows parameter `param` of `op`."""
+    shape = c.meta.service_model.operation_model(op).input_shape
+    return param in shape.members
+
+
+def wait_active(c, name, timeout=60.0):
+    """Poll DescribeTable until ACTIVE (fast against a local server)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            t = c.describe_table(TableName=name)["Table"]
+            if t["TableStatus"] == "ACTIVE":
+                return t
+        except ClientError as e:
+            if e.response["Error"]["Code"] != "ResourceNotFoundException":
+                raise
+        if time.time() > deadline:
+            raise AssertionError("table %s never became ACTIVE" % name)
+        time.sleep(0.05)
+
+
+def create_table(c, name, hash_key=("pk", "S"), range_key=None,
+                 on_demand=True, rcu=5, wcu=5, **extra):
+    attrs = [{"AttributeName": hash_key[0], "AttributeType": hash_key[1]}]
+    schema = [{"AttributeName": hash_key[0], "KeyType": "HASH"}]
+    if range_key:
+        attrs.append({"AttributeName": range_key[0],
+                      "AttributeType": range_key[1]})
+        schema.append({"AttributeName": range_key[0], "KeyType": "RANGE"})
+    args = dict(TableName=name, AttributeDefinitions=attrs, KeySchema=schema)
+    if on_demand:
+        args["BillingMode"] = "PAY_PER_REQUEST"
+    else:
+        args["ProvisionedThroughput"] = {"ReadCapacityUnits": rcu,
+                                         "WriteCapacityUnits": wcu}
+    args.update(extra)
+    resp = c.create_table(**args)
+    wait_active(c, name)
+    return resp
+
+
+def delete_table_quietly(c, name):
+    try:
+        c.delete_table(TableName=name)
+    except ClientError:
+        pass
+
+
+class E2ECase(unittest.TestCase):
+    """Base class: self.c is a low-level client; helpers for errors."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.c = client()
+        cls._tables = []
+
+    @classmethod
+    def tearDownClass(cls):
+        for name in cls._tables:
+            delete_table_quietly(cls.c, name)
+
+    @classmethod
+    def make_table(cls, prefix="e2e", **kw):
+        name = unique_name(prefix)
+        create_table(cls.c, name, **kw)
+        cls._tables.append(name)
+        return name
+
+    def assertError(self, fn, code, message=None, prefix=None, **kw):
+        """Call fn(**kw); assert a ClientError with `code` and, if given,
+        exactly `message` (or a message starting with `prefix`)."""
+        with self.assertRaises(ClientError) as cm:
+            fn(**kw)
+        err = cm.exception.response["Error"]
+        self.assertEqual(err["Code"], code, err.get("Message"))
+        if message is not None:
+            self.assertEqual(err.get("Message"), message)
+        if prefix is not None:
+            self.assertTrue(err.get("Message", "").startswith(prefix),
+                            "%r does not start with %r"
+                            % (err.get("Message"), prefix))
+        return cm.exception
+
+    def assertValidation(self, fn, message=None, prefix=None, **kw):
+        return self.assertError(fn, "ValidationException", message, prefix,
+                                **kw)
+
+
+def dynalite_differs(reason):
+    """Skip a test when developing against dynalite, where `reason` says
+    how dynalite differs from DynamoDB (the test asserts DynamoDB)."""
+    return unittest.skipIf(ON_DYNALITE, "dynalite differs: " + reason)

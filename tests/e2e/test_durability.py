@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+# test_durability.py - every acknowledged PutItem survives SIGKILL: start a
+# private server on a temp data dir, write from several threads, kill -9 it
+# mid-load, restart on the same directory, read every acknowledged key.
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+BIN = os.environ.get("SHARDLOCAL_BIN")
+WRITERS = 8
+LOAD_SECONDS = 1.5
+
+
+def start_server(data_dir, port_file):
+    if os.path.exists(port_file):
+        os.unlink(port_file)
+    log = open(os.path.join(os.path.dirname(port_file), "server.log"), "ab")
+    proc = subprocess.Popen([BIN, "--port", "0", "--host", "127.0.0.1",
+                             "--port-file", port_file, "--data-dir", data_dir],
+                            stdout=log, stderr=log)
+    log.close()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError("server exited with %d" % proc.returncode)
+        try:
+            with open(port_file) as f:
+                port = int(f.read().strip())
+            url = "http://127.0.0.1:%d" % port
+            with urllib.request.urlopen(url + "/", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("server did not start")
+
+
+def make_client(url):
+    return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                        config=Config(retries={"max_attempts": 1},
+                                      connect_timeout=2, read_timeout=5))
+
+
+@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
+class DurabilityTest(unittest.TestCase):
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="shardlocal-dur.")
+        self.data = os.path.join(self.dir, "data")
+        os.mkdir(self.data)
+        self.port_file = os.path.join(self.dir, "port")
+        self.proc = None
+
+    def tearDown(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_acknowledged_writes_survive_sigkill(self):
+        self.proc, url = start_server(self.data, self.port_file)
+        c = make_client(url)
+        c.create_table(TableName="dur", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk",
+                                              "AttributeType": "S"},
+                                             {"AttributeName": "sk",
+                                              "AttributeType": "N"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                  {"AttributeName": "sk",
+                                   "KeyType": "RANGE"}])
+        for _ in range(200):
+            if c.describe_table(TableName="dur")["Table"]["TableStatus"] \
+                    == "ACTIVE":
+                break
+            time.sleep(0.05)
+        acked = [[] for _ in range(WRITERS)]
+        stop = threading.Event()
+
+        def writer(n):
+            wc = make_client(url)
+            i = 0
+            while not stop.is_set():
+                try:
+                    wc.put_item(TableName="dur", Item={
+                        "pk": {"S": "w%d_%d" % (n, i % 50)},
+                        "sk": {"N": str(i)}, "v": {"S": "x" * (i % 300)}})
+                except (ClientError, BotoCoreError, OSError):
+                    return          # the server is gone
+                acked[n].append(i)
+                i += 1
+
+        threads = [threading.Thread(target=writer, args=(n,), daemon=True)
+                   for n in range(WRITERS)]
+        for t in threads:
+            t.start()
+        time.sleep(LOAD_SECONDS)
+        self.proc.send_signal(signal.SIGKILL)   # mid-load, no shutdown
+        self.proc.wait()
+        stop.set()
+        for t in threads:
+            t.join(10)
+        total = sum(len(a) for a in acked)
+        self.assertGreater(total, 50, "too few writes to mean anything")
+
+        self.proc, url = start_server(self.data, self.port_file)
+        c = make_client(url)
+        for _ in range(200):
+            try:
+                if c.describe_table(TableName="dur")["Table"][
+                        "TableStatus"] == "ACTIVE":
+                    break
+            except ClientError:
+                pass
+            time.sleep(0.05)
+        found = set()
+        kw = {}
+        while True:
+            r = c.scan(TableName="dur", ConsistentRead=True, **kw)
+            for it in r["Items"]:
+                found.add((it["pk"]["S"], int(it["sk"]["N"])))
+                n, _ = it["pk"]["S"][1:].split("_")
+                i = int(it["sk"]["N"])
+                self.assertEqual(it["v"]["S"], "x" * (i % 300))
+            if "LastEvaluatedKey" not in r:
+                break
+            kw = {"ExclusiveStartKey": r["LastEvaluatedKey"]}
+        missing = [(n, i) for n in range(WRITERS) for i in acked[n]
+                   if ("w%d_%d" % (n, i % 50), i) not in found]
+        self.assertEqual(missing[:20], [],
+                         "%d of %d acknowledged writes lost"
+                         % (len(missing), total))
+        # A point read of the last acknowledged write of each writer.
+        for n in range(WRITERS):
+            if acked[n]:
+                i = acked[n][-1]
+                r = c.get_item(TableName="dur", ConsistentRead=True,
+                               Key={"pk": {"S": "w%d_%d" % (n, i % 50)},
+                                    "sk": {"N": str(i)}})
+                self.assertIn("Item", r)
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.proc.wait(10), 0, "SIGTERM exit status")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* check_validate.c - unit tests for api/validate.c (request shape checks
+ * with DynamoDB's messages), api/error.c (wire form of errors) and
+ * api/api.c (operation lookup). */
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/error.h"
+#include "api/validate.h"
+
+struct vcase {
+    const char *op;
+    const char *json;
+    enum ddb_errtype type;              /* DDB_OK: passes */
+    const char *msg;                    /* exact message, or NULL */
+};
+
+static const struct vcase vcases[] = {
+    /* Valid requests pass; unknown members are ignored. */
+    { "GetItem", "{\"TableName\":\"t\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                 "\"Bogus\":1}", DDB_OK, NULL },
+    { "ListTables", "{}", DDB_OK, NULL },
+    { "DescribeTable", "{\"TableName\":\"arn:aws:dynamodb:us-east-1:"
+                       "000000000000:table/t\"}", DDB_OK, NULL },
+    { "Scan", "{\"TableName\":\"t\",\"Segment\":0,\"TotalSegments\":1,"
+              "\"Limit\":1,\"ConsistentRead\":\"true\"}", DDB_OK, NULL },
+    { "PutItem", "{\"TableName\":\"t\",\"Item\":{\"b\":{\"B\":\"AQI=\"},"
+                 "\"l\":{\"L\":[{\"M\":{\"x\":{\"NULL\":true}}}]}}}",
+      DDB_OK, NULL },
+    { "CreateTable", "{\"TableName\":\"t\",\"AttributeDefinitions\":[{"
+                     "\"AttributeName\":\"k\",\"AttributeType\":\"S\"}],"
+                     "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                     "\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}",
+      DDB_OK, NULL },
+    /* Required members. */
+    { "DescribeTable", "{}", DDB_VALIDATION,
+      "1 validation error detected: Value null at 'tableName' failed to "
+      "satisfy constraint: Member must not be null" },
+    { "GetItem", "{}", DDB_VALIDATION,
+      "2 validation errors detected: Value null at 'tableName' failed to "
+      "satisfy constraint: Member must not be null; Value null at 'key' "
+      "failed to satisfy constraint: Member must not be null" },
+    /* Lengths, enums, ranges, patterns, in DynamoDB's order. */
+    { "DeleteTable", "{\"TableName\":\"\"}", DDB_VALIDATION,
+      "1 validation error detected: Value '' at 'tableName' failed to "
+      "satisfy constraint: Member must have length greater than or equal "
+      "to 1" },
+    { "PutItem", "{\"TableName\":\"t\",\"Item\":{},\"ReturnValues\":"
+                 "\"BAD\"}", DDB_VALIDATION,
+      "1 validation error detected: Value 'BAD' at 'returnValues' failed to "
+      "satisfy constraint: Member must satisfy enum value set: [ALL_NEW, "
+      "UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]" },
+    { "ListTables", "{\"Limit\":101,\"ExclusiveStartTableName\":\"a b\"}",
+      DDB_VALIDATION,
+      "2 validation errors detected: Value '101' at 'limit' failed to "
+      "satisfy constraint: Member must have value less than or equal to "
+      "100; Value 'a b' at 'exclusiveStartTableName' failed to satisfy "
+      "constraint: Member must satisfy regular expression pattern: "
+      "[a-zA-Z0-9_.-]+" },
+    { "Query", "{\"TableName\":\"t\",\"Limit\":0,\"Select\":\"X\"}",
+      DDB_VALIDATION,
+      "2 validation errors detected: Value 'X' at 'select' failed to "
+      "satisfy constraint: Member must satisfy enum value set: "
+      "[SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, "
+      "ALL_PROJECTED_ATTRIBUTES]; Value '0' at 'limit' failed to satisfy "
+      "constraint: Member must have value greater than or equal to 1" },
+    { "Scan", "{\"TableName\":\"t\",\"Segment\":1000000,\"TotalSegments\""
+              ":0}", DDB_VALIDATION,
+      "2 validation errors detected: Value '0' at 'totalSegments' failed to "
+      "satisfy constraint: Member must have value greater than or equal to "
+      "1; Value '1000000' at 'segment' failed to satisfy constraint: Member "
+      "must have value less than or equal to 999999" },
+    { "CreateTable", "{\"TableName\":\"t\",\"AttributeDefinitions\":[],"
+                     "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                     "\"X\"}]}", DDB_VALIDATION,
+      "1 validation error detected: Value 'X' at 'keySchema.1.member."
+      "keyType' failed to satisfy constraint: Member must satisfy enum "
+      "value set: [HASH, RANGE]" },
+    { "Query", "{\"TableName\":\"t\",\"KeyConditions\":{\"h\":{}}}",
+      DDB_VALIDATION,
+      "1 validation error detected: Value null at 'keyConditions.h.member."
+      "comparisonOperator' failed to satisfy constraint: Member must not "
+      "be null" },
+    /* JSON types: SerializationException. */
+    { "ListTables", "{\"Limit\":\"5\"}", DDB_SERIALIZATION,
+      "STRING_VALUE cannot be converted to Integer" },
+    { "DescribeTable", "{\"TableName\":5}", DDB_SERIALIZATION,
+      "NUMBER_VALUE cannot be converted to String" },
+    { "DescribeTable", "{\"TableName\":true}", DDB_SERIALIZATION,
+      "TRUE_VALUE cannot be converted to String" },
+    { "DescribeTable", "{\"TableName\":[]}", DDB_SERIALIZATION,
+      "Unrecognized collection type class java.lang.String" },
+    { "DescribeTable", "{\"TableName\":{}}", DDB_SERIALIZATION,
+      "Start of structure or map found where not expected" },
+    { "GetItem", "{\"TableName\":\"t\",\"Key\":[]}", DDB_SERIALIZATION,
+      "Unrecognized collection type java.util.Map<java.lang.String, "
+      "com.amazonaws.dynamodb.v20120810.AttributeValue>" },
+    { "GetItem", "{\"TableName\":\"t\",\"Key\":{\"k\":\"x\"}}",
+      DDB_SERIALIZATION, "Unexpected value type in payload" },
+    { "GetItem", "{\"ConsistentRead\":\"maybe\"}", DDB_SERIALIZATION,
+      "Unexpected token received from parser" },
+    { "CreateTable", "{\"KeySchema\":{}}", DDB_SERIALIZATION,
+      "Start of structure or map found where not expected" },
+    { "CreateTable", "{\"KeySchema\":[5]}", DDB_SERIALIZATION,
+      "Unexpected value type in payload" },
+    { "CreateTable", "{\"ProvisionedThroughput\":[]}", DDB_SERIALIZATION,
+      "Unrecognized collection type class com.amazonaws.dynamodb."
+      "v20120810.ProvisionedThroughput" },
+    { "PutItem", "{\"Item\":{\"b\":{\"B\":\"abc\"}}}", DDB_SERIALIZATION,
+      "Base64 encoded length is expected a multiple of 4 bytes but found: "
+      "3" },
+    { "PutItem", "{\"Item\":{\"b\":{\"B\":\"AQJ=\"}}}", DDB_SERIALIZATION,
+      "Invalid last non-pad Base64 character dectected" },
+    { "PutItem", "{\"Item\":{\"l\":{\"L\":[{\"S\":1.5}]}}}",
+      DDB_SERIALIZATION, "DECIMAL_VALUE cannot be converted to String" },
+    { "GetItem", "{\"ExpressionAttributeNames\":[]}", DDB_SERIALIZATION,
+      "Unrecognized collection type java.util.Map<java.lang.String, "
+      "java.lang.String>" },
+    /* Types are checked before constraints. */
+    { "Query", "{\"Select\":\"BAD\",\"Limit\":true}", DDB_SERIALIZATION,
+      "TRUE_VALUE cannot be converted to Integer" },
+};
+
+START_TEST(test_validate_cases)
+{
+    const struct vcase *c = &vcases[_i];
+    json_error_t jerr;
+    json_t *req = json_loads(c->json, 0, &jerr);
+    struct ddb_err err;
+    int rc;
+
+    ck_assert_msg(req != NULL, "bad test JSON: %s", c->json);
+    ddb_err_init(&err);
+    rc = validate_request(c->op, req, &err);
+    if (c->type == DDB_OK) {
+        ck_assert_msg(rc == 0, "%s %s: %s", c->op, c->json, err.msg);
+    } else {
+        ck_assert_int_eq(rc, -1);
+        ck_assert_int_eq(err.type, c->type);
+        if (c->msg != NULL)
+            ck_assert_str_eq(err.msg, c->msg);
+    }
+    ddb_err_clear(&err);
+    json_decref(req);
+}
+END_TEST
+
+START_TEST(test_validate_max_ten_errors)
+{
+    json_t *req = json_loads("{\"KeySchema\":[{},{},{},{},{},{}]}", 0, NULL);
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(validate_request("CreateTable", req, &err), -1);
+    ck_assert(strncmp(err.msg, "10 validation errors detected: ", 31) == 0);
+    json_decref(req);
+}
+END_TEST
+
+START_TEST(test_error_bodies)
+{
+    struct ddb_err err;
+    json_t *body;
+
+    ddb_err_init(&err);
+    ddb_err_set(&err, DDB_VALIDATION, "bad");
+    body = error_body(&err);
+    ck_assert_str_eq(json_string_value(json_object_get(body, "__type")),
+                     "com.amazon.coral.validate#ValidationException");
+    ck_assert_str_eq(json_string_value(json_object_get(body, "message")),
+                     "bad");
+    ck_assert_uint_eq(error_http_status(err.type), 400);
+    json_decref(body);
+
+    ddb_err_set(&err, DDB_SERIALIZATION, "%s", "");
+    body = error_body(&err);
+    ck_assert_uint_eq(json_object_size(body), 1);     /* no message at all */
+    json_decref(body);
+
+    ddb_err_set(&err, DDB_TRANSACTION_CANCELED, "Transaction cancelled");
+    ddb_err_extra_set_new(&err, "CancellationReasons", json_array());
+    body = error_body(&err);
+    ck_assert_ptr_nonnull(json_object_get(body, "Message"));
+    ck_assert_ptr_null(json_object_get(body, "message"));
+    ck_assert_ptr_nonnull(json_object_get(body, "CancellationReasons"));
+    json_decref(body);
+    ddb_err_clear(&err);
+
+    ck_assert_str_eq(error_code(DDB_THROTTLING), "ThrottlingException");
+    ck_assert_uint_eq(error_http_status(DDB_INTERNAL), 500);
+    ck_assert_uint_eq(error_http_status(DDB_HTTP_NOT_FOUND), 404);
+    ck_assert_uint_eq(error_http_status(DDB_REQUEST_TOO_LARGE), 413);
+}
+END_TEST
+
+START_TEST(test_api_lookup)
+{
+    static const char *const names[] = {
+        "CreateTable", "DeleteItem", "DeleteTable", "DescribeTable",
+        "GetItem", "ListTables", "PutItem", "Query", "Scan", "UpdateItem",
+        "UpdateTable" };
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const struct api_op *op = api_lookup(names[i]);
+
+        ck_assert_ptr_nonnull(op);
+        ck_assert_str_eq(op->name, names[i]);
+    }
+    ck_assert_ptr_null(api_lookup("getitem"));
+    ck_assert_ptr_null(api_lookup("BatchGetItem"));
+    ck_assert_ptr_null(api_lookup(""));
+}
+END_TEST
+
+static Suite *
+validate_suite(void)
+{
+    Suite *s = suite_create("validate");
+    TCase *tc;
+
+    tc = tcase_create("shapes");
+    tcase_add_loop_test(tc, test_validate_cases, 0,
+                        sizeof(vcases) / sizeof(vcases[0]));
+    tcase_add_test(tc, test_validate_max_ten_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_add_test(tc, test_error_bodies);
+    tcase_add_test(tc, test_api_lookup);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(validate_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
