@@ -5,6 +5,7 @@
  * (storage.h num_add/num_sub). */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@
  * Shared helpers
  * ---------------------------------------------------------------------- */
 
+/* The single type key of an AttributeValue, or NULL. */
 const char *
 node_av_type(const json_t *av)
 {
@@ -34,6 +36,7 @@ node_av_type(const json_t *av)
     return NULL;
 }
 
+/* A path as DynamoDB prints it in messages, "[a, b, [2]]", in arena a. */
 char *
 path_str(struct arena *a, const struct expr_path *p)
 {
@@ -101,6 +104,7 @@ path_get_n(const json_t *item, const struct expr_path *p, int n)
     return json_is_object(v) ? v : NULL;
 }
 
+/* The AttributeValue at p in item (borrowed), NULL if absent. */
 const json_t *
 path_get(const json_t *item, const struct expr_path *p)
 {
@@ -218,7 +222,18 @@ size_of(const json_t *av)
         return NULL;
     x = json_object_get(av, t);
     if (strcmp(t, "S") == 0) {
-        n = json_string_length(x);
+        /* DynamoDB counts UTF-16 code units: size("é𝄞") is 3
+         * (test_expr_eval). */
+        const unsigned char *p = (const unsigned char *)json_string_value(x);
+        size_t i, len = json_string_length(x);
+
+        n = 0;
+        for (i = 0; p != NULL && i < len; i++) {
+            if ((p[i] & 0xC0) != 0x80)
+                n++;
+            if (p[i] >= 0xF0)
+                n++;                /* outside the BMP: a surrogate pair */
+        }
     } else if (strcmp(t, "B") == 0) {
         unsigned char *b = b64_decode(json_string_value(x) ?
                                       json_string_value(x) : "", &n);
@@ -563,6 +578,8 @@ expr_project(const struct expr *e, const json_t *item)
     return out;
 }
 
+/* The written paths of update e as a projection (owned by e, NULL when e
+ * is NULL or not an update): ReturnValues UPDATED_OLD / UPDATED_NEW. */
 const struct expr *
 expr_update_targets(const struct expr *e)
 {
@@ -584,6 +601,8 @@ expr_update_check(const struct expr *e, const struct key_schema *ks,
     const char *keys[2] = { ks->hash_name, ks->range_name };
     int k, i;
 
+    if (e == NULL)
+        return 0;
     for (k = 0; k < 2; k++) {
         if (keys[k][0] == '\0')
             continue;
@@ -809,21 +828,43 @@ apply_delete(json_t *container, const struct path_elem *el,
     return 0;
 }
 
+/* A SET past the end of a list: appended after the other actions, in
+ * index order ("SET a[84] = :x, a[17] = :y" appends y then x). */
+struct pending {
+    json_t *arr;                    /* borrowed: the list's array */
+    long index;
+    json_t *v;                      /* owned */
+};
+
+static int
+pending_cmp(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
 /*
  * Apply update e to old (borrowed; NULL when the item does not exist).
  * Every SET right-hand side is computed against the old item first, then
- * the actions run in the order written. *new_item is a new reference.
+ * the actions run in the order written; list indexes all refer to the
+ * list as it was (REMOVE leaves a placeholder, compacted at the end).
+ * *new_item is a new reference.
  */
 int
 expr_update_apply(const struct expr *e, const json_t *old,
                   json_t **new_item, struct ddb_err *err)
 {
     json_t **vals = NULL, *item = NULL;
-    int rc = -1, i;
+    struct pending *pend = NULL;
+    int rc = -1, i, npend = 0;
 
     *new_item = NULL;
+    if (e == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "no update expression");
     vals = calloc((size_t)e->nacts + 1, sizeof(*vals));
-    if (vals == NULL)
+    pend = calloc((size_t)e->nacts + 1, sizeof(*pend));
+    if (vals == NULL || pend == NULL)
         abort();
     for (i = 0; i < e->nacts; i++)
         if (e->acts[i].kind == UPD_SET &&
@@ -836,11 +877,22 @@ expr_update_apply(const struct expr *e, const json_t *old,
         const struct path_elem *last = &p->el[p->n - 1];
         json_t *container;
 
+        /* Removing anything from an item that does not exist is a
+         * no-op, even under a path that could not exist. */
+        if (a->kind == UPD_REMOVE && old == NULL)
+            continue;
         if (locate(item, p, &container, err) != 0)
             goto out;
         switch (a->kind) {
         case UPD_SET:
-            slot_put(container, last, vals[i]);
+            if (last->is_index &&
+                (size_t)last->index >= json_array_size(container)) {
+                pend[npend].arr = container;
+                pend[npend].index = last->index;
+                pend[npend++].v = vals[i];
+            } else {
+                slot_put(container, last, vals[i]);
+            }
             vals[i] = NULL;
             break;
         case UPD_REMOVE:
@@ -856,6 +908,11 @@ expr_update_apply(const struct expr *e, const json_t *old,
             break;
         }
     }
+    qsort(pend, (size_t)npend, sizeof(*pend), pending_cmp);
+    for (i = 0; i < npend; i++) {
+        json_array_append_new(pend[i].arr, pend[i].v);
+        pend[i].v = NULL;
+    }
     compact(item, true);
     *new_item = item;
     item = NULL;
@@ -863,7 +920,10 @@ expr_update_apply(const struct expr *e, const json_t *old,
 out:
     for (i = 0; i < e->nacts; i++)
         json_decref(vals[i]);
+    for (i = 0; i < npend; i++)
+        json_decref(pend[i].v);
     free(vals);
+    free(pend);
     json_decref(item);
     return rc;
 }

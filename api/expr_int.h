@@ -30,7 +30,7 @@ void arena_fini(struct arena *a);
 void *arena_alloc(struct arena *a, size_t n);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3), nonnull(1, 2)));
 
 /* ------------------------------------------------------------------------
  * Tokens (expr_lex.c).

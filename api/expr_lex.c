@@ -24,12 +24,14 @@ struct arena_chunk {
     max_align_t data[];             /* aligned storage */
 };
 
+/* An empty arena; nothing is allocated until the first arena_alloc(). */
 void
 arena_init(struct arena *a)
 {
     a->head = NULL;
 }
 
+/* Free every chunk: all nodes and strings of the expression at once. */
 void
 arena_fini(struct arena *a)
 {
@@ -70,6 +72,7 @@ arena_alloc(struct arena *a, size_t n)
     return p;
 }
 
+/* A NUL-terminated copy of n bytes of s, owned by the arena. */
 char *
 arena_strndup(struct arena *a, const char *s, size_t n)
 {
@@ -80,19 +83,25 @@ arena_strndup(struct arena *a, const char *s, size_t n)
     return p;
 }
 
+/* A formatted string owned by the arena (error messages). */
 char *
 arena_printf(struct arena *a, const char *fmt, ...)
 {
+    char small[256];
     va_list ap;
     int n;
     char *p;
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     if (n < 0)
         n = 0;
     p = arena_alloc(a, (size_t)n + 1);
+    if ((size_t)n < sizeof(small)) {
+        memcpy(p, small, (size_t)n + 1);
+        return p;
+    }
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -100,106 +109,95 @@ arena_printf(struct arena *a, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------------
- * Reserved words: sorted, matched case-insensitively with bsearch().
+ * Reserved words (all 573 of the developer guide's list), sorted, matched
+ * case-insensitively with bsearch().
  * ---------------------------------------------------------------------- */
 
 static const char *const reserved[] = {
-"ABORT", "ABSOLUTE", "ACTION", "ADD", "AFTER", "AGENT", 
-"AGGREGATE", "ALL", "ALLOCATE", "ALTER", "ANALYZE", "AND", 
-"ANY", "ARCHIVE", "ARE", "ARRAY", "AS", "ASC", 
-"ASCII", "ASENSITIVE", "ASSERTION", "ASYMMETRIC", "AT", "ATOMIC", 
-"ATTACH", "ATTRIBUTE", "AUTH", "AUTHORIZATION", "AUTHORIZE", "AUTO", 
-"AVG", "BACK", "BACKUP", "BASE", "BATCH", "BEFORE", 
-"BEGIN", "BETWEEN", "BIGINT", "BINARY", "BIT", "BLOB", 
-"BLOCK", "BOOLEAN", "BOTH", "BREADTH", "BUCKET", "BULK", 
-"BY", "BYTE", "CALL", "CALLED", "CALLING", "CAPACITY", 
-"CASCADE", "CASCADED", "CASE", "CAST", "CATALOG", "CHAR", 
-"CHARACTER", "CHECK", "CLASS", "CLOB", "CLOSE", "CLUSTER", 
-"CLUSTERED", "CLUSTERING", "CLUSTERS", "COALESCE", "COLLATE", "COLLATION", 
-"COLLECTION", "COLUMN", "COLUMNS", "COMBINE", "COMMENT", "COMMIT", 
-"COMPACT", "COMPILE", "COMPRESS", "CONDITION", "CONFLICT", "CONNECT", 
-"CONNECTION", "CONSISTENCY", "CONSISTENT", "CONSTRAINT", "CONSTRAINTS", "CONSTRUCTOR", 
-"CONSUMED", "CONTINUE", "CONVERT", "COPY", "CORRESPONDING", "COUNT", 
-"COUNTER", "CREATE", "CROSS", "CUBE", "CURRENT", "CURSOR", 
-"CYCLE", "DATA", "DATABASE", "DATE", "DATETIME", "DAY", 
-"DEALLOCATE", "DEC", "DECIMAL", "DECLARE", "DEFAULT", "DEFERRABLE", 
-"DEFERRED", "DEFINE", "DEFINED", "DEFINITION", "DELETE", "DELIMITED", 
-"DEPTH", "DEREF", "DESC", "DESCRIBE", "DESCRIPTOR", "DETACH", 
-"DETERMINISTIC", "DIAGNOSTICS", "DIRECTORIES", "DISABLE", "DISCONNECT", "DISTINCT", 
-"DISTRIBUTE", "DO", "DOMAIN", "DOUBLE", "DROP", "DUMP", 
-"DURATION", "DYNAMIC", "EACH", "ELEMENT", "ELSE", "ELSEIF", 
-"EMPTY", "ENABLE", "END", "EQUAL", "EQUALS", "ERROR", 
-"ESCAPE", "ESCAPED", "EVAL", "EVALUATE", "EXCEEDED", "EXCEPT", 
-"EXCEPTION", "EXCEPTIONS", "EXCLUSIVE", "EXEC", "EXECUTE", "EXISTS", 
-"EXIT", "EXPLAIN", "EXPLODE", "EXPORT", "EXPRESSION", "EXTENDED", 
-"EXTERNAL", "EXTRACT", "FAIL", "FALSE", "FAMILY", "FETCH", 
-"FIELDS", "FILE", "FILTER", "FILTERING", "FINAL", "FINISH", 
-"FIRST", "FIXED", "FLATTERN", "FLOAT", "FOR", "FORCE", 
-"FOREIGN", "FORMAT", "FORWARD", "FOUND", "FREE", "FROM", 
-"FULL", "FUNCTION", "FUNCTIONS", "GENERAL", "GENERATE", "GET", 
-"GLOB", "GLOBAL", "GO", "GOTO", "GRANT", "GREATER", 
-"GROUP", "GROUPING", "HANDLER", "HASH", "HAVE", "HAVING", 
-"HEAP", "HIDDEN", "HOLD", "HOUR", "IDENTIFIED", "IDENTITY", 
-"IF", "IGNORE", "IMMEDIATE", "IMPORT", "IN", "INCLUDING", 
-"INCLUSIVE", "INCREMENT", "INCREMENTAL", "INDEX", "INDEXED", "INDEXES", 
-"INDICATOR", "INFINITE", "INITIALLY", "INLINE", "INNER", "INNTER", 
-"INOUT", "INPUT", "INSENSITIVE", "INSERT", "INSTEAD", "INT", 
-"INTEGER", "INTERSECT", "INTERVAL", "INTO", "INVALIDATE", "IS", 
-"ISOLATION", "ITEM", "ITEMS", "ITERATE", "JOIN", "KEY", 
-"KEYS", "LAG", "LANGUAGE", "LARGE", "LAST", "LATERAL", 
-"LEAD", "LEADING", "LEAVE", "LEFT", "LENGTH", "LESS", 
-"LEVEL", "LIKE", "LIMIT", "LIMITED", "LINES", "LIST", 
-"LOAD", "LOCAL", "LOCALTIME", "LOCALTIMESTAMP", "LOCATION", "LOCATOR", 
-"LOCK", "LOCKS", "LOG", "LOGED", "LONG", "LOOP", 
-"LOWER", "MAP", "MATCH", "MATERIALIZED", "MAX", "MAXLEN", 
-"MEMBER", "MERGE", "METHOD", "METRICS", "MIN", "MINUS", 
-"MINUTE", "MISSING", "MOD", "MODE", "MODIFIES", "MODIFY", 
-"MODULE", "MONTH", "MULTI", "MULTISET", "NAME", "NAMES", 
-"NATIONAL", "NATURAL", "NCHAR", "NCLOB", "NEW", "NEXT", 
-"NO", "NONE", "NOT", "NULL", "NULLIF", "NUMBER", 
-"NUMERIC", "OBJECT", "OF", "OFFLINE", "OFFSET", "OLD", 
-"ON", "ONLINE", "ONLY", "OPAQUE", "OPEN", "OPERATOR", 
-"OPTION", "OR", "ORDER", "ORDINALITY", "OTHER", "OTHERS", 
-"OUT", "OUTER", "OUTPUT", "OVER", "OVERLAPS", "OVERRIDE", 
-"OWNER", "PAD", "PARALLEL", "PARAMETER", "PARAMETERS", "PARTIAL", 
-"PARTITION", "PARTITIONED", "PARTITIONS", "PATH", "PERCENT", "PERCENTILE", 
-"PERMISSION", "PERMISSIONS", "PIPE", "PIPELINED", "PLAN", "POOL", 
-"POSITION", "PRECISION", "PREPARE", "PRESERVE", "PRIMARY", "PRIOR", 
-"PRIVATE", "PRIVILEGES", "PROCEDURE", "PROCESSED", "PROJECT", "PROJECTION", 
-"PROPERTY", "PROVISIONING", "PUBLIC", "PUT", "QUERY", "QUIT", 
-"QUORUM", "RAISE", "RANDOM", "RANGE", "RANK", "RAW", 
-"READ", "READS", "REAL", "REBUILD", "RECORD", "RECURSIVE", 
-"REDUCE", "REF", "REFERENCE", "REFERENCES", "REFERENCING", "REGEXP", 
-"REGION", "REINDEX", "RELATIVE", "RELEASE", "REMAINDER", "RENAME", 
-"REPEAT", "REPLACE", "REQUEST", "RESET", "RESIGNAL", "RESOURCE", 
-"RESPONSE", "RESTORE", "RESTRICT", "RESULT", "RETURN", "RETURNING", 
-"RETURNS", "REVERSE", "REVOKE", "RIGHT", "ROLE", "ROLES", 
-"ROLLBACK", "ROLLUP", "ROUTINE", "ROW", "ROWS", "RULE", 
-"RULES", "SAMPLE", "SATISFIES", "SAVE", "SAVEPOINT", "SCAN", 
-"SCHEMA", "SCOPE", "SCROLL", "SEARCH", "SECOND", "SECTION", 
-"SEGMENT", "SEGMENTS", "SELECT", "SELF", "SEMI", "SENSITIVE", 
-"SEPARATE", "SEQUENCE", "SERIALIZABLE", "SESSION", "SET", "SETS", 
-"SHARD", "SHARE", "SHARED", "SHORT", "SHOW", "SIGNAL", 
-"SIMILAR", "SIZE", "SKEWED", "SMALLINT", "SNAPSHOT", "SOME", 
-"SOURCE", "SPACE", "SPACES", "SPARSE", "SPECIFIC", "SPECIFICTYPE", 
-"SPLIT", "SQL", "SQLCODE", "SQLERROR", "SQLEXCEPTION", "SQLSTATE", 
-"SQLWARNING", "START", "STATE", "STATIC", "STATUS", "STORAGE", 
-"STORE", "STORED", "STREAM", "STRING", "STRUCT", "STYLE", 
-"SUB", "SUBMULTISET", "SUBPARTITION", "SUBSTRING", "SUBTYPE", "SUM", 
-"SUPER", "SYMMETRIC", "SYNONYM", "SYSTEM", "TABLE", "TABLESAMPLE", 
-"TEMP", "TEMPORARY", "TERMINATED", "TEXT", "THAN", "THEN", 
-"THROUGHPUT", "TIME", "TIMESTAMP", "TIMEZONE", "TINYINT", "TO", 
-"TOKEN", "TOTAL", "TOUCH", "TRAILING", "TRANSACTION", "TRANSFORM", 
-"TRANSLATE", "TRANSLATION", "TREAT", "TRIGGER", "TRIM", "TRUE", 
-"TRUNCATE", "TTL", "TUPLE", "TYPE", "UNDER", "UNDO", 
-"UNION", "UNIQUE", "UNIT", "UNKNOWN", "UNLOGGED", "UNNEST", 
-"UNPROCESSED", "UNSIGNED", "UNTIL", "UPDATE", "UPPER", "URL", 
-"USAGE", "USE", "USER", "USERS", "USING", "UUID", 
-"VACUUM", "VALUE", "VALUED", "VALUES", "VARCHAR", "VARIABLE", 
-"VARIANCE", "VARINT", "VARYING", "VIEW", "VIEWS", "VIRTUAL", 
-"VOID", "WAIT", "WHEN", "WHENEVER", "WHERE", "WHILE", 
-"WINDOW", "WITH", "WITHIN", "WITHOUT", "WORK", "WRAPPED", 
-"WRITE", "YEAR", "ZONE", 
+    "ABORT", "ABSOLUTE", "ACTION", "ADD", "AFTER", "AGENT", "AGGREGATE",
+    "ALL", "ALLOCATE", "ALTER", "ANALYZE", "AND", "ANY", "ARCHIVE", "ARE",
+    "ARRAY", "AS", "ASC", "ASCII", "ASENSITIVE", "ASSERTION", "ASYMMETRIC",
+    "AT", "ATOMIC", "ATTACH", "ATTRIBUTE", "AUTH", "AUTHORIZATION",
+    "AUTHORIZE", "AUTO", "AVG", "BACK", "BACKUP", "BASE", "BATCH", "BEFORE",
+    "BEGIN", "BETWEEN", "BIGINT", "BINARY", "BIT", "BLOB", "BLOCK", "BOOLEAN",
+    "BOTH", "BREADTH", "BUCKET", "BULK", "BY", "BYTE", "CALL", "CALLED",
+    "CALLING", "CAPACITY", "CASCADE", "CASCADED", "CASE", "CAST", "CATALOG",
+    "CHAR", "CHARACTER", "CHECK", "CLASS", "CLOB", "CLOSE", "CLUSTER",
+    "CLUSTERED", "CLUSTERING", "CLUSTERS", "COALESCE", "COLLATE", "COLLATION",
+    "COLLECTION", "COLUMN", "COLUMNS", "COMBINE", "COMMENT", "COMMIT",
+    "COMPACT", "COMPILE", "COMPRESS", "CONDITION", "CONFLICT", "CONNECT",
+    "CONNECTION", "CONSISTENCY", "CONSISTENT", "CONSTRAINT", "CONSTRAINTS",
+    "CONSTRUCTOR", "CONSUMED", "CONTINUE", "CONVERT", "COPY", "CORRESPONDING",
+    "COUNT", "COUNTER", "CREATE", "CROSS", "CUBE", "CURRENT", "CURSOR",
+    "CYCLE", "DATA", "DATABASE", "DATE", "DATETIME", "DAY", "DEALLOCATE",
+    "DEC", "DECIMAL", "DECLARE", "DEFAULT", "DEFERRABLE", "DEFERRED",
+    "DEFINE", "DEFINED", "DEFINITION", "DELETE", "DELIMITED", "DEPTH",
+    "DEREF", "DESC", "DESCRIBE", "DESCRIPTOR", "DETACH", "DETERMINISTIC",
+    "DIAGNOSTICS", "DIRECTORIES", "DISABLE", "DISCONNECT", "DISTINCT",
+    "DISTRIBUTE", "DO", "DOMAIN", "DOUBLE", "DROP", "DUMP", "DURATION",
+    "DYNAMIC", "EACH", "ELEMENT", "ELSE", "ELSEIF", "EMPTY", "ENABLE", "END",
+    "EQUAL", "EQUALS", "ERROR", "ESCAPE", "ESCAPED", "EVAL", "EVALUATE",
+    "EXCEEDED", "EXCEPT", "EXCEPTION", "EXCEPTIONS", "EXCLUSIVE", "EXEC",
+    "EXECUTE", "EXISTS", "EXIT", "EXPLAIN", "EXPLODE", "EXPORT", "EXPRESSION",
+    "EXTENDED", "EXTERNAL", "EXTRACT", "FAIL", "FALSE", "FAMILY", "FETCH",
+    "FIELDS", "FILE", "FILTER", "FILTERING", "FINAL", "FINISH", "FIRST",
+    "FIXED", "FLATTERN", "FLOAT", "FOR", "FORCE", "FOREIGN", "FORMAT",
+    "FORWARD", "FOUND", "FREE", "FROM", "FULL", "FUNCTION", "FUNCTIONS",
+    "GENERAL", "GENERATE", "GET", "GLOB", "GLOBAL", "GO", "GOTO", "GRANT",
+    "GREATER", "GROUP", "GROUPING", "HANDLER", "HASH", "HAVE", "HAVING",
+    "HEAP", "HIDDEN", "HOLD", "HOUR", "IDENTIFIED", "IDENTITY", "IF",
+    "IGNORE", "IMMEDIATE", "IMPORT", "IN", "INCLUDING", "INCLUSIVE",
+    "INCREMENT", "INCREMENTAL", "INDEX", "INDEXED", "INDEXES", "INDICATOR",
+    "INFINITE", "INITIALLY", "INLINE", "INNER", "INNTER", "INOUT", "INPUT",
+    "INSENSITIVE", "INSERT", "INSTEAD", "INT", "INTEGER", "INTERSECT",
+    "INTERVAL", "INTO", "INVALIDATE", "IS", "ISOLATION", "ITEM", "ITEMS",
+    "ITERATE", "JOIN", "KEY", "KEYS", "LAG", "LANGUAGE", "LARGE", "LAST",
+    "LATERAL", "LEAD", "LEADING", "LEAVE", "LEFT", "LENGTH", "LESS", "LEVEL",
+    "LIKE", "LIMIT", "LIMITED", "LINES", "LIST", "LOAD", "LOCAL", "LOCALTIME",
+    "LOCALTIMESTAMP", "LOCATION", "LOCATOR", "LOCK", "LOCKS", "LOG", "LOGED",
+    "LONG", "LOOP", "LOWER", "MAP", "MATCH", "MATERIALIZED", "MAX", "MAXLEN",
+    "MEMBER", "MERGE", "METHOD", "METRICS", "MIN", "MINUS", "MINUTE",
+    "MISSING", "MOD", "MODE", "MODIFIES", "MODIFY", "MODULE", "MONTH",
+    "MULTI", "MULTISET", "NAME", "NAMES", "NATIONAL", "NATURAL", "NCHAR",
+    "NCLOB", "NEW", "NEXT", "NO", "NONE", "NOT", "NULL", "NULLIF", "NUMBER",
+    "NUMERIC", "OBJECT", "OF", "OFFLINE", "OFFSET", "OLD", "ON", "ONLINE",
+    "ONLY", "OPAQUE", "OPEN", "OPERATOR", "OPTION", "OR", "ORDER",
+    "ORDINALITY", "OTHER", "OTHERS", "OUT", "OUTER", "OUTPUT", "OVER",
+    "OVERLAPS", "OVERRIDE", "OWNER", "PAD", "PARALLEL", "PARAMETER",
+    "PARAMETERS", "PARTIAL", "PARTITION", "PARTITIONED", "PARTITIONS", "PATH",
+    "PERCENT", "PERCENTILE", "PERMISSION", "PERMISSIONS", "PIPE", "PIPELINED",
+    "PLAN", "POOL", "POSITION", "PRECISION", "PREPARE", "PRESERVE", "PRIMARY",
+    "PRIOR", "PRIVATE", "PRIVILEGES", "PROCEDURE", "PROCESSED", "PROJECT",
+    "PROJECTION", "PROPERTY", "PROVISIONING", "PUBLIC", "PUT", "QUERY",
+    "QUIT", "QUORUM", "RAISE", "RANDOM", "RANGE", "RANK", "RAW", "READ",
+    "READS", "REAL", "REBUILD", "RECORD", "RECURSIVE", "REDUCE", "REF",
+    "REFERENCE", "REFERENCES", "REFERENCING", "REGEXP", "REGION", "REINDEX",
+    "RELATIVE", "RELEASE", "REMAINDER", "RENAME", "REPEAT", "REPLACE",
+    "REQUEST", "RESET", "RESIGNAL", "RESOURCE", "RESPONSE", "RESTORE",
+    "RESTRICT", "RESULT", "RETURN", "RETURNING", "RETURNS", "REVERSE",
+    "REVOKE", "RIGHT", "ROLE", "ROLES", "ROLLBACK", "ROLLUP", "ROUTINE",
+    "ROW", "ROWS", "RULE", "RULES", "SAMPLE", "SATISFIES", "SAVE",
+    "SAVEPOINT", "SCAN", "SCHEMA", "SCOPE", "SCROLL", "SEARCH", "SECOND",
+    "SECTION", "SEGMENT", "SEGMENTS", "SELECT", "SELF", "SEMI", "SENSITIVE",
+    "SEPARATE", "SEQUENCE", "SERIALIZABLE", "SESSION", "SET", "SETS", "SHARD",
+    "SHARE", "SHARED", "SHORT", "SHOW", "SIGNAL", "SIMILAR", "SIZE", "SKEWED",
+    "SMALLINT", "SNAPSHOT", "SOME", "SOURCE", "SPACE", "SPACES", "SPARSE",
+    "SPECIFIC", "SPECIFICTYPE", "SPLIT", "SQL", "SQLCODE", "SQLERROR",
+    "SQLEXCEPTION", "SQLSTATE", "SQLWARNING", "START", "STATE", "STATIC",
+    "STATUS", "STORAGE", "STORE", "STORED", "STREAM", "STRING", "STRUCT",
+    "STYLE", "SUB", "SUBMULTISET", "SUBPARTITION", "SUBSTRING", "SUBTYPE",
+    "SUM", "SUPER", "SYMMETRIC", "SYNONYM", "SYSTEM", "TABLE", "TABLESAMPLE",
+    "TEMP", "TEMPORARY", "TERMINATED", "TEXT", "THAN", "THEN", "THROUGHPUT",
+    "TIME", "TIMESTAMP", "TIMEZONE", "TINYINT", "TO", "TOKEN", "TOTAL",
+    "TOUCH", "TRAILING", "TRANSACTION", "TRANSFORM", "TRANSLATE",
+    "TRANSLATION", "TREAT", "TRIGGER", "TRIM", "TRUE", "TRUNCATE", "TTL",
+    "TUPLE", "TYPE", "UNDER", "UNDO", "UNION", "UNIQUE", "UNIT", "UNKNOWN",
+    "UNLOGGED", "UNNEST", "UNPROCESSED", "UNSIGNED", "UNTIL", "UPDATE",
+    "UPPER", "URL", "USAGE", "USE", "USER", "USERS", "USING", "UUID",
+    "VACUUM", "VALUE", "VALUED", "VALUES", "VARCHAR", "VARIABLE", "VARIANCE",
+    "VARINT", "VARYING", "VIEW", "VIEWS", "VIRTUAL", "VOID", "WAIT", "WHEN",
+    "WHENEVER", "WHERE", "WHILE", "WINDOW", "WITH", "WITHIN", "WITHOUT",
+    "WORK", "WRAPPED", "WRITE", "YEAR", "ZONE",
 };
 
 struct keybuf {
@@ -225,6 +223,7 @@ reserved_cmp(const void *key, const void *elem)
     return w[i] == '\0' ? 0 : -1;
 }
 
+/* Whether the len bytes at s spell a reserved word, in any case. */
 bool
 lex_is_reserved(const char *s, size_t len)
 {
@@ -234,6 +233,8 @@ lex_is_reserved(const char *s, size_t len)
                    sizeof(reserved[0]), reserved_cmp) != NULL;
 }
 
+/* Whether identifier token t (in text) is keyword kw, in any case:
+ * keywords like AND and SET are case-insensitive, function names are not. */
 bool
 lex_tok_is(const char *text, const struct tok *t, const char *kw)
 {
@@ -273,7 +274,7 @@ lex_tokens(struct arena *a, const char *text, size_t len, struct tok **toks)
             i++;
             continue;
         }
-        if (isalpha((unsigned char)c) || c == '_') {
+        if (isalpha((unsigned char)c)) {        /* not "_": test_expr_errors */
             while (i < len && is_name_char(text[i]))
                 i++;
             type = T_IDENT;

@@ -3,7 +3,6 @@
  * projection and update expressions into an arena AST (expr_int.h), and
  * expr_parse(), which runs lex -> parse -> resolve (expr_resolve.c). */
 
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@ struct parser {
     struct ddb_err *err;
 };
 
+/* The request parameter an expression kind comes from. */
 const char *
 expr_kind_param(enum expr_kind kind)
 {
@@ -283,10 +283,11 @@ parse_path(struct parser *p)
 
 static struct expr_node *parse_or(struct parser *p);
 static struct expr_node *parse_set_value(struct parser *p);
+static struct expr_node *parse_set_operand(struct parser *p);
 static struct expr_node *parse_operand(struct parser *p);
 
-/* name ( arg, ... ): args are operands (conditions) or set values
- * (updates). */
+/* name ( arg, ... ): args are operands, never arithmetic: DynamoDB takes
+ * "if_not_exists(a, :v) + :w" but not "if_not_exists(a, :v + :w)". */
 static struct expr_node *
 parse_function(struct parser *p)
 {
@@ -303,7 +304,7 @@ parse_function(struct parser *p)
     p->depth++;
     for (;;) {
         struct expr_node *a = p->e->kind == EXPR_UPDATE ?
-                              parse_set_value(p) : parse_operand(p);
+                              parse_set_operand(p) : parse_operand(p);
 
         if (a == NULL)
             return NULL;
@@ -704,6 +705,8 @@ parse_projection(struct parser *p)
  * Entry points
  * ---------------------------------------------------------------------- */
 
+/* Tokenize and parse text (len bytes) by e->kind into e's arena. 0, or -1
+ * with the unprefixed syntax / operator-count message in err. */
 int
 parse_syntax(struct expr *e, const char *text, size_t len,
              struct ddb_err *err)
@@ -821,6 +824,7 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
     return e;
 }
 
+/* Free e, its arena and its update targets; accepts NULL. */
 void
 expr_free(struct expr *e)
 {

@@ -3,6 +3,7 @@
  * #names and :values in a parsed expression, DynamoDB's semantic checks
  * reported in DynamoDB's order, and key condition analysis for Query. */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,7 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
     return 0;
 }
 
+/* Free env (not the maps it borrows); accepts NULL. */
 void
 expr_env_free(struct expr_env *env)
 {
@@ -177,6 +179,7 @@ expr_env_check_unused(const struct expr_env *env, struct ddb_err *err)
 enum sem_cat {
     S_PARENS,                       /* redundant parentheses */
     S_UNKNOWN_FUNC,
+    S_CONTEXT_FUNC,                 /* update function in a condition, ... */
     S_MISUSED_FUNC,
     S_RESERVED,
     S_SECTION,                      /* a clause written twice */
@@ -211,20 +214,19 @@ sem_set(struct sem *s, enum sem_cat cat, const char *msg)
             (s)->msg[cat] = arena_printf(&(s)->e->arena, __VA_ARGS__); \
     } while (0)
 
-static const char *
-func_name_ok(const struct sem *s, const struct expr_node *f)
+/* Whether a known function f may be used in this kind of expression:
+ * update functions in updates, condition functions in conditions (and
+ * key conditions). A known function of the other kind is "not allowed in
+ * an update expression" (or "a condition expression"), an unknown one an
+ * "Invalid function name" (test_expr_errors). */
+static bool
+func_allowed(const struct sem *s, const struct expr_node *f)
 {
     bool update = s->e->kind == EXPR_UPDATE;
 
-    switch (f->op) {
-    case F_IF_NOT_EXISTS:
-    case F_LIST_APPEND:
-        return update ? f->fname : NULL;
-    case F_UNKNOWN:
-        return NULL;
-    default:
-        return update ? NULL : f->fname;
-    }
+    if (f->op == F_IF_NOT_EXISTS || f->op == F_LIST_APPEND)
+        return update;
+    return !update;
 }
 
 static void
@@ -361,11 +363,26 @@ check_function(struct sem *s, struct expr_node *f)
         check_misused(s, f->args, f->nargs);
     for (i = 0; i < f->nargs; i++)
         check_operand(s, f->args[i]);
-    if (func_name_ok(s, f) == NULL) {
+    if (f->op == F_UNKNOWN) {
         SEM(s, S_UNKNOWN_FUNC, "Invalid function name; function: %s",
             f->fname);
         return;
     }
+    if (!func_allowed(s, f)) {
+        SEM(s, S_CONTEXT_FUNC, "The function is not allowed in %s "
+            "expression; function: %s",
+            update ? "an update" : "a condition", f->fname);
+        return;
+    }
+    /* In updates only if_not_exists() may be nested: DynamoDB rejects
+     * list_append(list_append(...), ...). */
+    if (update)
+        for (i = 0; i < f->nargs; i++)
+            if (f->args[i]->type == NODE_FUNC &&
+                f->args[i]->op == F_LIST_APPEND)
+                SEM(s, S_MISUSED_FUNC, "The function is not allowed to be "
+                    "used this way in an expression; function: %s",
+                    f->args[i]->fname);
     if (f->nargs != nops[f->op]) {
         SEM(s, update ? S_FUNCTION : S_ARGCOUNT, "Incorrect number of "
             "operands for operator or function; operator or function: %s, "
@@ -523,6 +540,28 @@ check_between(struct sem *s, const struct expr_node *lo,
             av_brief(&s->e->arena, hi->value));
 }
 
+/* <, <=, >, >= and BETWEEN order S, N and B only: a constant of another
+ * type is an error (an item attribute of another type just compares
+ * false). */
+static void
+check_ordered(struct sem *s, const char *op, struct expr_node **args,
+              int nargs)
+{
+    int i;
+
+    for (i = 0; i < nargs; i++) {
+        const char *t = static_type(args[i], true);
+
+        if (t != NULL && strcmp(t, "S") != 0 && strcmp(t, "N") != 0 &&
+            strcmp(t, "B") != 0) {
+            SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
+                "function; operator or function: %s, operand type: %s", op,
+                t);
+            return;
+        }
+    }
+}
+
 static void
 check_cond(struct sem *s, struct expr_node *n)
 {
@@ -542,17 +581,24 @@ check_cond(struct sem *s, struct expr_node *n)
         for (i = 0; i < 2; i++)
             check_operand(s, n->args[i]);
         check_distinct(s, cmp_text[n->op], n->args, 2);
+        if (n->op != CMP_EQ && n->op != CMP_NE)
+            check_ordered(s, cmp_text[n->op], n->args, 2);
         break;
     case NODE_BETWEEN:
         check_misused(s, n->args, 3);
         for (i = 0; i < 3; i++)
             check_operand(s, n->args[i]);
+        check_ordered(s, "BETWEEN", n->args, 3);
         check_between(s, n->args[1], n->args[2]);
         break;
     case NODE_IN:
         check_misused(s, n->args, n->nargs);
         for (i = 0; i < n->nargs; i++)
             check_operand(s, n->args[i]);
+        /* 100 operands in all, the left one included */
+        if (n->nargs > EXPR_IN_MAX)
+            SEM(s, S_ARGCOUNT, "The IN operator is provided with too many "
+                "operands; number of operands: %d", n->nargs);
         break;
     case NODE_FUNC:
         if (n->op == F_SIZE)
@@ -645,16 +691,24 @@ check_update(struct sem *s)
     check_paths(s, paths, e->nacts);
 }
 
+/*
+ * Resolve e's #names and :values through env (env may be NULL: then every
+ * reference is undefined), marking them used, and run the semantic checks.
+ * Reports the first error of the first category in DynamoDB's order for
+ * e's kind (unprefixed); 0 when there is none.
+ */
 int
 resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err)
 {
     static const enum sem_cat cond_order[] = {
-        S_PARENS, S_UNKNOWN_FUNC, S_MISUSED_FUNC, S_RESERVED, S_NAMEVAL,
+        S_PARENS, S_UNKNOWN_FUNC, S_CONTEXT_FUNC, S_MISUSED_FUNC,
+        S_RESERVED, S_NAMEVAL,
         S_ARGCOUNT, S_DISTINCT, S_FUNCTION, S_COUNT
     };
     static const enum sem_cat update_order[] = {
-        S_RESERVED, S_UNKNOWN_FUNC, S_SECTION, S_NAME, S_VALUE, S_OVERLAP,
-        S_CONFLICT, S_ADDDEL, S_FUNCTION, S_COUNT
+        S_RESERVED, S_UNKNOWN_FUNC, S_CONTEXT_FUNC, S_MISUSED_FUNC,
+        S_SECTION, S_NAME,
+        S_VALUE, S_OVERLAP, S_CONFLICT, S_ADDDEL, S_FUNCTION, S_COUNT
     };
     static const enum sem_cat proj_order[] = {
         S_RESERVED, S_NAMEVAL, S_OVERLAP, S_CONFLICT, S_COUNT
@@ -785,7 +839,7 @@ kc_walk(const struct expr_node *n, struct kc_item *items, int *nitems)
     if (it.attr == NULL)
         return "Invalid condition in KeyConditionExpression: No key "
                "attribute specified";
-    for (i = 0; i < *nitems; i++)
+    for (i = 0; i < *nitems && i < KC_MAX; i++)
         if (strcmp(items[i].attr, it.attr) == 0)
             return "KeyConditionExpressions must only contain one condition "
                    "per key";

@@ -20,6 +20,7 @@
 #define MSG_KEY_SCHEMA "The provided key element does not match the schema"
 #define MSG_MAP_CLASS "Unrecognized collection type java.util.Map<" \
     "java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"
+#define SER_DEPTH_MAX 4096
 #define MSG_START_STRUCT "Start of structure or map found where not expected"
 
 /* ------------------------------------------------------------------------
@@ -266,8 +267,9 @@ ser_map(json_t *m, int depth, struct ddb_err *err)
     return 0;
 }
 
-/* One AttributeValue structure and everything below it. Past the nesting
- * limit pass 2 reports the depth, so stop descending there. */
+/* One AttributeValue structure and everything below it, at any depth:
+ * DynamoDB deserializes the whole request before it checks nesting. The
+ * cap only bounds recursion (jansson's parser stops at 2048 levels). */
 static int
 ser_av(json_t *av, int depth, struct ddb_err *err)
 {
@@ -284,7 +286,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
     if (!json_is_object(av))
         return ddb_err_set(err, DDB_SERIALIZATION,
                            "Unexpected value type in payload");
-    if (depth >= ITEM_DEPTH_MAX)
+    if (depth > SER_DEPTH_MAX)
         return 0;
     json_object_foreach(av, k, v) {
         if (strcmp(k, "S") == 0 || strcmp(k, "N") == 0) {
@@ -346,7 +348,7 @@ member_cmp(const void *pa, const void *pb)
 static bool
 has_duplicates(const json_t *arr)
 {
-    size_t i, n = json_array_size(arr);
+    size_t i, k, n = json_array_size(arr);
     struct member *m;
     bool dup = false;
 
@@ -355,12 +357,15 @@ has_duplicates(const json_t *arr)
     m = calloc(n, sizeof(*m));
     if (m == NULL)
         abort();
-    for (i = 0; i < n; i++) {
+    for (i = 0, k = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
 
-        m[i].s = json_is_string(e) ? json_string_value(e) : "";
-        m[i].len = json_is_string(e) ? json_string_length(e) : 0;
+        if (!json_is_string(e))
+            continue;               /* nulls are reported separately */
+        m[k].s = json_string_value(e);
+        m[k++].len = json_string_length(e);
     }
+    n = k;
     qsort(m, n, sizeof(*m), member_cmp);
     for (i = 1; i < n && !dup; i++)
         dup = member_cmp(&m[i - 1], &m[i]) == 0;
@@ -413,104 +418,154 @@ canon_number(json_t *holder, const char *key, size_t idx, json_t *v,
     return 0;
 }
 
+/* Drop unknown members and explicit nulls, which DynamoDB's parser
+ * ignores, so the stored value is clean. */
+static void
+drop_junk(json_t *av)
+{
+    const char *k;
+    json_t *v, *junk = json_array();
+    size_t i;
+
+    if (junk == NULL)
+        abort();
+    json_object_foreach(av, k, v) {
+        if (!is_av_type(k) || json_is_null(v))
+            json_array_append_new(junk, json_string(k));
+    }
+    json_array_foreach(junk, i, v)
+        json_object_del(av, json_string_value(v));
+    json_decref(junk);
+}
+
+static int val_av(json_t *av, int depth, struct ddb_err *err);
+
+/* Validate the members of an L or M one level down. */
+static int
+val_children(json_t *v, bool is_map, int depth, struct ddb_err *err)
+{
+    const char *mk;
+    json_t *e;
+    size_t i;
+
+    /* A container's members sit one level deeper: a container at level
+     * 32 (depth 31) is already too deep, even when empty. */
+    if (depth + 1 >= ITEM_DEPTH_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, MSG_NESTING);
+    if (is_map) {
+        json_object_foreach(v, mk, e) {
+            if (val_av(e, depth + 1, err) != 0)
+                return -1;
+        }
+    } else {
+        json_array_foreach(v, i, e) {
+            if (val_av(e, depth + 1, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The rules, per type in DynamoDB's order (S, SS, N, NS, B, BS, M, L,
+ * BOOL, NULL; e.g. {"S": "a", "N": "b"} reports the bad number), then
+ * the count of types. Pass 1 has checked the JSON types.
+ */
 static int
 val_av(json_t *av, int depth, struct ddb_err *err)
 {
-    const char *k;
-    json_t *v, *e;
+    json_t *v;
     size_t i, ntypes = 0;
-    bool junk = false;
 
     if (depth >= ITEM_DEPTH_MAX)
         return ddb_err_set(err, DDB_VALIDATION, MSG_NESTING);
-    if (!json_is_object(av) || json_object_size(av) == 0)
+    if (!json_is_object(av))
         return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
 
-    json_object_foreach(av, k, v) {
-        if (!is_av_type(k) || json_is_null(v)) {
-            junk = true;
-            continue;
+#define MEMBER(name) ((v = json_object_get(av, name)) != NULL && \
+                      !json_is_null(v) && ++ntypes)
+    if (MEMBER("S")) {
+        /* any string, even empty, is fine outside keys */
+    }
+    if (MEMBER("SS")) {
+        if (json_array_size(v) == 0)
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "An string set  may not be empty");
+        if (has_duplicates(v)) {
+            char buf[DDB_ERR_MSG_MAX];
+
+            set_str(v, buf, sizeof(buf));
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "Input collection %.3900s contains "
+                               "duplicates.", buf);
         }
-        ntypes++;
-        if (strcmp(k, "N") == 0) {
-            if (canon_number(av, "N", 0, v, err) != 0)
+        for (i = 0; i < json_array_size(v); i++)
+            if (json_is_null(json_array_get(v, i)))
+                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                                   "An string set may not have a null "
+                                   "string as a member");
+    }
+    if (MEMBER("N")) {
+        if (canon_number(av, "N", 0, v, err) != 0)
+            return -1;
+    }
+    if (MEMBER("NS")) {
+        if (json_array_size(v) == 0)
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "An number set  may not be empty");
+        for (i = 0; i < json_array_size(v); i++)
+            if (canon_number(v, NULL, i, json_array_get(v, i), err) != 0)
                 return -1;
-        } else if (strcmp(k, "NULL") == 0) {
-            if (!json_is_true(v))
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "Null attribute value types must have "
-                                   "the value of true");
-        } else if (strcmp(k, "SS") == 0) {
-            if (json_array_size(v) == 0)
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "An string set  may not be empty");
-            if (has_duplicates(v)) {
-                char buf[DDB_ERR_MSG_MAX];
-
-                set_str(v, buf, sizeof(buf));
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "Input collection %.3900s contains "
-                                   "duplicates.", buf);
-            }
-        } else if (strcmp(k, "NS") == 0) {
-            if (json_array_size(v) == 0)
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "An number set  may not be empty");
-            for (i = 0; i < json_array_size(v); i++)
-                if (canon_number(v, NULL, i, json_array_get(v, i), err) != 0)
-                    return -1;
-            /* Members are canonical now: "1" and "1.0" collide. */
-            if (has_duplicates(v))
+        /* Members are canonical now: "1" and "1.0" collide. */
+        if (has_duplicates(v))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Input collection contains duplicates");
+    }
+    if (MEMBER("B")) {
+        /* base64 checked in pass 1; empty is fine outside keys */
+    }
+    if (MEMBER("BS")) {
+        if (json_array_size(v) == 0)
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "Binary sets should not be empty");
+        for (i = 0; i < json_array_size(v); i++)
+            if (json_is_null(json_array_get(v, i)))
                 return ddb_err_set(err, DDB_VALIDATION,
-                                   "Input collection contains duplicates");
-        } else if (strcmp(k, "BS") == 0) {
-            if (json_array_size(v) == 0)
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "Binary sets should not be empty");
-            if (has_duplicates(v)) {
-                char buf[DDB_ERR_MSG_MAX];
+                                   "The supplied Item contains a null "
+                                   "AttributeValue");
+        if (has_duplicates(v)) {
+            char buf[DDB_ERR_MSG_MAX];
 
-                set_str(v, buf, sizeof(buf));
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                                   "Input collection %.3900sof type BS "
-                                   "contains duplicates.", buf);
-            }
-        } else if (strcmp(k, "M") == 0) {
-            const char *mk;
-
-            json_object_foreach(v, mk, e) {
-                if (val_av(e, depth + 1, err) != 0)
-                    return -1;
-            }
-        } else if (strcmp(k, "L") == 0) {
-            json_array_foreach(v, i, e) {
-                if (val_av(e, depth + 1, err) != 0)
-                    return -1;
-            }
+            set_str(v, buf, sizeof(buf));
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "Input collection %.3900sof type BS "
+                               "contains duplicates.", buf);
         }
     }
+    if (MEMBER("M")) {
+        if (val_children(v, true, depth, err) != 0)
+            return -1;
+    }
+    if (MEMBER("L")) {
+        if (val_children(v, false, depth, err) != 0)
+            return -1;
+    }
+    if (MEMBER("BOOL")) {
+        /* converted to a boolean in pass 1 */
+    }
+    if (MEMBER("NULL")) {
+        if (!json_is_true(v))
+            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                               "Null attribute value types must have "
+                               "the value of true");
+    }
+#undef MEMBER
     if (ntypes == 0)
         return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
     if (ntypes > 1)
         return ddb_err_set(err, DDB_VALIDATION, MSG_MULTI_AV);
-    if (junk) {
-        /* Unknown members (and explicit nulls) are ignored by DynamoDB's
-         * parser; drop them so the stored value is clean. */
-        void *it = json_object_iter(av);
-
-        while (it != NULL) {
-            k = json_object_iter_key(it);
-            v = json_object_iter_value(it);
-            if (!is_av_type(k) || json_is_null(v)) {
-                void *next = json_object_iter_next(av, it);
-
-                json_object_del(av, k);
-                it = next;
-            } else {
-                it = json_object_iter_next(av, it);
-            }
-        }
-    }
+    if (json_object_size(av) != 1)
+        drop_junk(av);
     return 0;
 }
 
@@ -660,30 +715,57 @@ str_equal(const json_t *a, const json_t *b)
                json_string_length(a)) == 0;
 }
 
-/* Whether every member of set a is in set b (members compared as N when
- * numeric, else by bytes). */
-static bool
-set_subset(const json_t *a, const json_t *b, bool numeric)
+/*
+ * The members of a set as a sorted array (caller frees *buf and the
+ * result). NS members are canonicalised first, so numerically equal
+ * members compare equal as bytes ("2.0" and "2").
+ */
+static struct member *
+set_sorted(const json_t *arr, bool numeric, char **buf)
 {
-    size_t i, j;
-    const json_t *x, *y;
+    size_t i, n = json_array_size(arr);
+    struct member *m = calloc(n ? n : 1, sizeof(*m));
+    const json_t *e;
 
-    json_array_foreach(a, i, x) {
-        bool found = false;
+    *buf = numeric ? calloc(n ? n : 1, NUM_TEXT_MAX) : NULL;
+    if (m == NULL || (numeric && *buf == NULL))
+        abort();
+    json_array_foreach(arr, i, e) {
+        m[i].s = json_is_string(e) ? json_string_value(e) : "";
+        m[i].len = json_is_string(e) ? json_string_length(e) : 0;
+        if (numeric) {
+            char *c = *buf + i * NUM_TEXT_MAX;
 
-        json_array_foreach(b, j, y) {
-            if (numeric ? (json_is_string(x) && json_is_string(y) &&
-                           num_cmp(json_string_value(x),
-                                   json_string_value(y)) == 0)
-                        : str_equal(x, y)) {
-                found = true;
-                break;
+            if (num_canonical(m[i].s, c, NULL) == 0) {
+                m[i].s = c;
+                m[i].len = strlen(c);
             }
         }
-        if (!found)
-            return false;
     }
-    return true;
+    qsort(m, n, sizeof(*m), member_cmp);
+    return m;
+}
+
+/* Whether sets a and b (arrays of strings) hold the same members. */
+static bool
+set_equal(const json_t *a, const json_t *b, bool numeric)
+{
+    size_t i, n = json_array_size(a);
+    struct member *ma, *mb;
+    char *bufa, *bufb;
+    bool eq = true;
+
+    if (json_array_size(b) != n)
+        return false;
+    ma = set_sorted(a, numeric, &bufa);
+    mb = set_sorted(b, numeric, &bufb);
+    for (i = 0; i < n && eq; i++)
+        eq = member_cmp(&ma[i], &mb[i]) == 0;
+    free(ma);
+    free(mb);
+    free(bufa);
+    free(bufb);
+    return eq;
 }
 
 /* Equality of two validated AttributeValues: same type and value; sets
@@ -707,9 +789,8 @@ av_equal(const json_t *a, const json_t *b)
     if (strcmp(ta, "BOOL") == 0 || strcmp(ta, "NULL") == 0)
         return json_is_true(va) == json_is_true(vb);
     if (ta[1] == 'S')               /* SS, NS, BS */
-        return json_array_size(va) == json_array_size(vb) &&
-            set_subset(va, vb, ta[0] == 'N') &&
-            set_subset(vb, va, ta[0] == 'N');
+        return json_is_array(va) && json_is_array(vb) &&
+            set_equal(va, vb, ta[0] == 'N');
     if (strcmp(ta, "L") == 0) {
         if (json_array_size(va) != json_array_size(vb))
             return false;

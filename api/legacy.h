@@ -21,6 +21,15 @@ void legacy_expr_fini(struct legacy_expr *le);
 /* Reject a request that mixes expression and non-expression parameters,
  * or names/values without expressions, with DynamoDB's messages. */
 int legacy_check_mix(const json_t *req, struct ddb_err *err);
+/* The same for a known operation ("GetItem", "BatchGetItem", "PutItem",
+ * "DeleteItem", "UpdateItem", "Query", "Scan"): only that operation's
+ * members count, and "ExpressionAttributeValues can only be specified when
+ * using expressions: ..." names its expressions. legacy_check_mix() guesses
+ * the operation from the request's members (op NULL does the same). Also
+ * rejects ConditionalOperator without an Expected/QueryFilter/ScanFilter of
+ * two or more conditions. */
+int legacy_check_mix_op(const json_t *req, const char *op,
+                        struct ddb_err *err);
 
 /* Each fills *out (zeroed first) or returns -1 with err set. */
 int legacy_expected(const json_t *expected, const json_t *conditional_op,

@@ -6,6 +6,7 @@
 
 #include "api/capacity.h"
 #include "api/op_common.h"
+#include "api/table_desc.h"
 
 /* ------------------------------------------------------------------------
  * Expressions
@@ -28,6 +29,14 @@ op_exprs_begin(struct op_exprs *x, const json_t *req, struct ddb_err *err)
 {
     (void)x;
     return legacy_check_mix(req, err);
+}
+
+int
+op_exprs_begin_op(struct op_exprs *x, const json_t *req, const char *op,
+                  struct ddb_err *err)
+{
+    (void)x;
+    return legacy_check_mix_op(req, op, err);
 }
 
 /* Build the env over the request's own names/values once. */
@@ -119,7 +128,11 @@ parse_legacy(struct op_exprs *x, const json_t *req, enum expr_kind kind,
         return -1;
     if (le->text == NULL || le->text[0] == '\0')
         return 0;                   /* e.g. "Expected": {} */
-    if (expr_env_new(le->names, le->values, env, err) != 0)
+    /* A translation may need no names or no values (Exists: false): an
+     * empty synthetic map is "absent", not "must not be empty". */
+    if (expr_env_new(json_object_size(le->names) ? le->names : NULL,
+                     json_object_size(le->values) ? le->values : NULL, env,
+                     err) != 0)
         return -1;
     *out = expr_parse(*env, kind, le->text, err);
     return *out == NULL ? -1 : 0;
@@ -156,7 +169,12 @@ op_exprs_check_unused(struct op_exprs *x, const json_t *req,
                       struct ddb_err *err)
 {
     /* The env is NULL when no expression was parsed; build it anyway so
-     * bad or unused maps are reported. */
+     * bad or unused maps are reported (nothing to do without maps: the
+     * GetItem hot path). */
+    if (x->env == NULL &&
+        json_object_get(req, "ExpressionAttributeNames") == NULL &&
+        json_object_get(req, "ExpressionAttributeValues") == NULL)
+        return 0;
     if (exprs_env(x, req, err) != 0)
         return -1;
     return expr_env_check_unused(x->env, err);
@@ -188,11 +206,12 @@ op_table_open(struct api_ctx *ctx, const json_t *req, struct op_table *ot,
     int rc = -1;
 
     memset(ot, 0, sizeof(*ot));
-    if (api_open_table(ctx, req, &ot->t, err) != 0) {
+    /* One description copy per request: op_table.c hands us the one it
+     * already made to check TableStatus. */
+    if (api_open_table_desc(ctx, req, &ot->t, &desc, err) != 0) {
         ot->t = NULL;
         return -1;
     }
-    desc = stable_desc(ot->t);
     if (desc == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "table has no description");
         goto out;
@@ -215,6 +234,89 @@ op_table_close(struct op_table *ot)
         stable_release(ot->t);
     ot->t = NULL;
     ot->name = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Key attributes in expressions
+ * ---------------------------------------------------------------------- */
+
+static bool
+is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The attribute name a path head token names: itself, or the
+ * ExpressionAttributeNames value for a #name. NULL if unknown. */
+static const char *
+head_name(const char *s, size_t n, const json_t *names, char *buf,
+          size_t bufsz)
+{
+    if (n >= bufsz)
+        return NULL;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (buf[0] == '#')
+        return json_string_value(json_object_get(names, buf));
+    return buf;
+}
+
+int
+op_check_key_scalars(const json_t *req, const char *member,
+                     const struct key_schema *ks, struct ddb_err *err)
+{
+    const char *text = json_string_value(json_object_get(req, member));
+    const json_t *names = json_object_get(req, "ExpressionAttributeNames");
+    const char *p = text;
+    char prev = 0;                  /* last significant character */
+    char buf[1024];
+
+    if (text == NULL)
+        return 0;
+    while (*p != '\0') {
+        const char *s, *q, *name;
+        char sigil;
+
+        if (is_space(*p)) {
+            p++;
+            continue;
+        }
+        if (*p != ':' && *p != '#' && !is_ident_char(*p)) {
+            prev = *p++;
+            continue;
+        }
+        sigil = (*p == ':' || *p == '#') ? *p : 0;
+        s = p;
+        if (sigil)
+            p++;
+        while (is_ident_char(*p))
+            p++;
+        for (q = p; is_space(*q); q++)
+            ;
+        /* A path head: not a :value, not after '.', not a list index, and
+         * followed by '.' or '[' (function names are followed by '('). */
+        if (sigil != ':' && prev != '.' && prev != '[' &&
+            (*q == '.' || *q == '[')) {
+            name = head_name(s, (size_t)(p - s), names, buf, sizeof(buf));
+            if (name != NULL &&
+                (strcmp(name, ks->hash_name) == 0 ||
+                 (ks->range_name[0] != '\0' &&
+                  strcmp(name, ks->range_name) == 0)))
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "Key attributes must be scalars; list "
+                                   "random access '[]' and map lookup '.' "
+                                   "are not allowed: Key: %s", name);
+        }
+        prev = 'a';
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -22,7 +22,7 @@
  *
  *     struct op_exprs x;
  *     op_exprs_init(&x);
- *     if (op_exprs_begin(&x, req, err) != 0)        mix check, names/values
+ *     if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)    mix check
  *         goto out;
  *     ... validate Item / Key AttributeValues ...
  *     if (op_exprs_parse(&x, req, EXPR_UPDATE, NULL, &upd, err) != 0 ||
@@ -55,10 +55,16 @@ struct op_exprs {
 
 /* Zero x so op_exprs_fini() is always safe. */
 void op_exprs_init(struct op_exprs *x);
-/* legacy_check_mix(), then validate ExpressionAttributeNames/Values (a deep
- * copy of the values is canonicalised) and build the env. */
+/* The expression/legacy mix checks (legacy_check_mix()). The names/values
+ * maps themselves are validated later, by the first op_exprs_parse() or
+ * op_exprs_check_unused(), which is DynamoDB's order. */
 int op_exprs_begin(struct op_exprs *x, const json_t *req,
                    struct ddb_err *err);
+/* The same for a known operation ("PutItem", "Query", ...; see
+ * legacy_check_mix_op()): prefer this one, the messages name exactly that
+ * operation's parameters. */
+int op_exprs_begin_op(struct op_exprs *x, const json_t *req, const char *op,
+                      struct ddb_err *err);
 /*
  * Parse the request's expression of this kind: the member
  * ConditionExpression / FilterExpression / KeyConditionExpression /
@@ -95,6 +101,17 @@ struct op_table {
 int op_table_open(struct api_ctx *ctx, const json_t *req,
                   struct op_table *ot, struct ddb_err *err);
 void op_table_close(struct op_table *ot);
+
+/*
+ * Key attributes are scalars: DynamoDB rejects an expression that reaches
+ * into one with '.' or '[]' (e.g. ProjectionExpression "#k.a" or "k[0]")
+ * with "Key attributes must be scalars; list random access '[]' and map
+ * lookup '.' are not allowed: Key: k". Checks the request's member (an
+ * expression string; absent is fine) against ks, resolving #names through
+ * ExpressionAttributeNames. Run it after the key itself was checked.
+ */
+int op_check_key_scalars(const json_t *req, const char *member,
+                         const struct key_schema *ks, struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
  * Reply members.

@@ -115,7 +115,7 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     op_exprs_init(&x);
-    if (op_exprs_begin(&x, req, err) != 0)
+    if (op_exprs_begin_op(&x, req, "PutItem", err) != 0)
         goto out;
     if (op_item_copy_validate(req, "Item", &item, err) != 0)
         goto out;
@@ -192,7 +192,7 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     op_exprs_init(&x);
-    if (op_exprs_begin(&x, req, err) != 0)
+    if (op_exprs_begin_op(&x, req, "GetItem", err) != 0)
         goto out;
     if (op_item_copy_validate(req, "Key", &key, err) != 0)
         goto out;
@@ -208,7 +208,8 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
 
     if (op_table_open(ctx, req, &ot, err) != 0)
         goto out;
-    if (item_key_build(&ot.ks, key, true, &k, err) != 0)
+    if (item_key_build(&ot.ks, key, true, &k, err) != 0 ||
+        op_check_key_scalars(req, "ProjectionExpression", &ot.ks, err) != 0)
         goto out;
     if (stable_get(ot.t, &k, &item, err) != 0)
         goto out;
@@ -384,7 +385,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     op_exprs_init(&x);
-    if (op_exprs_begin(&x, req, err) != 0)
+    if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
         goto out;
     if (op_item_copy_validate(req, "Key", &key, err) != 0)
         goto out;
@@ -403,7 +404,9 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     if (item_key_build(&ot.ks, key, true, &k, err) != 0)
         goto out;
-    if (upd != NULL && expr_update_check(upd, &ot.ks, err) != 0)
+    if (upd != NULL && (expr_update_check(upd, &ot.ks, err) != 0 ||
+                        op_check_key_scalars(req, "UpdateExpression",
+                                             &ot.ks, err) != 0))
         goto out;
 
     a.req = req;
@@ -487,7 +490,7 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     op_exprs_init(&x);
-    if (op_exprs_begin(&x, req, err) != 0)
+    if (op_exprs_begin_op(&x, req, "DeleteItem", err) != 0)
         goto out;
     if (op_item_copy_validate(req, "Key", &key, err) != 0)
         goto out;

@@ -4,7 +4,7 @@
  * key conditions), then one page read through storage/ (Limit, 1 MB),
  * filtered and projected, with Count/ScannedCount/LastEvaluatedKey. */
 #include <stdint.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -59,6 +59,27 @@ has_member(const json_t *req, const char *name)
     const json_t *v = json_object_get(req, name);
 
     return v != NULL && !json_is_null(v);
+}
+
+/* ------------------------------------------------------------------------
+ * Legacy parameters
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Parse a legacy parameter (QueryFilter / ScanFilter, AttributesToGet,
+ * KeyConditions) through op_common when the request has it: DynamoDB
+ * checks these at their own points in its order, apart from the
+ * expressions. *out is NULL when the member is absent.
+ */
+static int
+parse_legacy(struct op_exprs *x, const json_t *req, enum expr_kind kind,
+             const char *member, struct expr **out, struct ddb_err *err)
+{
+    *out = NULL;
+    if (!has_member(req, member))
+        return 0;
+    return op_exprs_parse(x, req, kind, kind == EXPR_FILTER ? member : NULL,
+                          out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -301,64 +322,71 @@ is_keyword(const char *s, size_t n)
     return false;
 }
 
+enum head_use { HEAD_NONE, HEAD_SCALAR, HEAD_NESTED };
+
 /*
- * Does the filter expression text use attr as the head of a document path?
- * The text has already been parsed successfully, so a light scan is enough:
- * a path head is a name or #name not preceded by '.', not a function name
+ * How does an expression's text use attr as the head of a document path:
+ * not at all, alone, or with '.'/'[' after it (HEAD_NESTED wins)? The text
+ * has already been parsed successfully, so a light scan is enough: a path
+ * head is a name or #name not preceded by '.', not a function name
  * (followed by '(') and not a keyword.
  */
-static bool
-filter_uses_head(const char *text, const json_t *names, const char *attr)
+static enum head_use
+path_head_use(const char *text, const json_t *names, const char *attr)
 {
     const char *p = text;
     char prev = 0;                  /* last significant character */
+    enum head_use use = HEAD_NONE;
 
     while (*p != '\0') {
-        const char *s;
+        const char *s, *q;
         size_t n;
+        char sigil;
 
         if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
             p++;
             continue;
         }
-        if (*p == ':' || *p == '#' || is_ident(*p)) {
-            char sigil = (*p == ':' || *p == '#') ? *p : 0;
-            const char *q;
-
-            s = p;
-            if (sigil)
-                p++;
-            while (is_ident(*p))
-                p++;
-            n = (size_t)(p - s);
-            for (q = p; *q == ' ' || *q == '\t' || *q == '\n' || *q == '\r';
-                 q++)
-                ;
-            if (sigil != ':' && prev != '.' && *q != '(' &&
-                !(sigil == 0 && is_keyword(s, n))) {
-                const char *name = NULL;
-                char buf[256];
-
-                if (sigil == '#') {
-                    if (n < sizeof(buf)) {
-                        memcpy(buf, s, n);
-                        buf[n] = '\0';
-                        name = json_string_value(json_object_get(names, buf));
-                    }
-                    if (name != NULL && strcmp(name, attr) == 0)
-                        return true;
-                } else if (strlen(attr) == n && memcmp(s, attr, n) == 0) {
-                    return true;
-                }
-            }
-            prev = 'a';
+        if (*p != ':' && *p != '#' && !is_ident(*p)) {
+            prev = *p++;
             continue;
         }
-        prev = *p++;
+        sigil = (*p == ':' || *p == '#') ? *p : 0;
+        s = p;
+        if (sigil)
+            p++;
+        while (is_ident(*p))
+            p++;
+        n = (size_t)(p - s);
+        for (q = p; *q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'; q++)
+            ;
+        if (sigil != ':' && prev != '.' && *q != '(' &&
+            !(sigil == 0 && is_keyword(s, n))) {
+            const char *name = NULL;
+            char buf[256];
+
+            if (sigil == '#') {
+                if (n < sizeof(buf)) {
+                    memcpy(buf, s, n);
+                    buf[n] = '\0';
+                    name = json_string_value(json_object_get(names, buf));
+                }
+            } else if (n < sizeof(buf)) {
+                memcpy(buf, s, n);
+                buf[n] = '\0';
+                name = buf;
+            }
+            if (name != NULL && strcmp(name, attr) == 0)
+                use = (*q == '.' || *q == '[') ? HEAD_NESTED
+                      : use == HEAD_NONE ? HEAD_SCALAR : use;
+        }
+        prev = 'a';
     }
-    return false;
+    return use;
 }
 
+/* Query: a filter may not name a key attribute at all (dynalite
+ * actions/query.js). */
 static int
 check_filter_keys(struct read_req *r, struct ddb_err *err)
 {
@@ -371,7 +399,7 @@ check_filter_keys(struct read_req *r, struct ddb_err *err)
 
     for (i = 0; i < key_attr_count(ks); i++) {
         if (fe != NULL) {
-            if (filter_uses_head(fe, names, keys[i]))
+            if (path_head_use(fe, names, keys[i]) != HEAD_NONE)
                 return ddb_err_set(err, DDB_VALIDATION,
                                    "Filter Expression can only contain "
                                    "non-primary key attributes: Primary key "
@@ -384,6 +412,29 @@ check_filter_keys(struct read_req *r, struct ddb_err *err)
                                keys[i]);
         }
     }
+    return 0;
+}
+
+/* Key attributes are scalars: an expression (ProjectionExpression or
+ * FilterExpression) may not reach into one with '.' or '[]'. */
+static int
+check_nested_keys(struct read_req *r, const char *member,
+                  struct ddb_err *err)
+{
+    const struct key_schema *ks = &r->ot.ks;
+    const char *keys[2] = { ks->hash_name, ks->range_name };
+    const char *text = member_str(r->req, member);
+    const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
+    size_t i;
+
+    if (text == NULL)
+        return 0;
+    for (i = 0; i < key_attr_count(ks); i++)
+        if (path_head_use(text, names, keys[i]) == HEAD_NESTED)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Key attributes must be scalars; list random "
+                               "access '[]' and map lookup '.' are not "
+                               "allowed: Key: %s", keys[i]);
     return 0;
 }
 
@@ -512,8 +563,8 @@ page_row(void *arg, const struct item_key *k, const json_t *item,
         pg->count++;
         if (pg->items != NULL) {
             /* storage parses a fresh object for every row and drops its
-             * reference after the call, so keeping one is safe and saves
-             * a deep copy per item. */
+             * reference after the call (partition.c stream_rows), so
+             * keeping one is safe and saves a deep copy per item. */
             json_t *out = r->proj != NULL ? expr_project(r->proj, item)
                                           : json_incref((json_t *)item);
 
@@ -539,9 +590,8 @@ page_reply(struct read_req *r, struct page *pg)
     json_t *resp = json_object();
 
     json_object_set_new(resp, "Count", json_integer(pg->count));
-    if (pg->items != NULL) {
+    if (pg->items != NULL)
         json_object_set(resp, "Items", pg->items);
-    }
     if (pg->lek != NULL)
         json_object_set(resp, "LastEvaluatedKey", pg->lek);
     json_object_set_new(resp, "ScannedCount", json_integer(pg->scanned));
@@ -617,13 +667,10 @@ query_validate(struct read_req *r, struct ddb_err *err)
 
     if (check_select(r, err) != 0 || op_exprs_begin(&r->x, req, err) != 0)
         return -1;
-    if (has_member(req, "QueryFilter") &&
-        op_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
-                       err) != 0)
-        return -1;
-    if (has_member(req, "AttributesToGet") &&
-        op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                       err) != 0)
+    if (parse_legacy(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
+                     err) != 0 ||
+        parse_legacy(&r->x, req, EXPR_PROJECTION, "AttributesToGet",
+                     &r->proj, err) != 0)
         return -1;
     if (esk_validate_values(r, err) != 0)
         return -1;
@@ -635,19 +682,19 @@ query_validate(struct read_req *r, struct ddb_err *err)
     if (kce && op_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
                               &r->keycond, err) != 0)
         return -1;
-    if (r->filter == NULL &&
+    if (has_member(req, "FilterExpression") &&
         op_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
                        err) != 0)
         return -1;
-    if (r->proj == NULL &&
+    if (has_member(req, "ProjectionExpression") &&
         op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
                        err) != 0)
         return -1;
     if (op_exprs_check_unused(&r->x, req, err) != 0)
         return -1;
     if (!kce) {
-        if (op_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
-                           &r->keycond, err) != 0)
+        if (parse_legacy(&r->x, req, EXPR_KEY_CONDITION, "KeyConditions",
+                         &r->keycond, err) != 0)
             return -1;
         n = json_object_size(json_object_get(req, "KeyConditions"));
         if (n != 1 && n != 2)
@@ -695,8 +742,7 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     static const uint8_t none[1] = { 0 };
     struct keycond kc;
     struct sk_range range;
-    uint8_t *buf = NULL;
-    uint8_t *pk, *v1, *v2;
+    uint8_t pk[KEY_BYTES_MAX], v1[KEY_BYTES_MAX], v2[KEY_BYTES_MAX];
     long pk_len, l1 = 0, l2 = 0;
     int rc = -1;
 
@@ -716,12 +762,6 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
                            json_object_get(kc.pk, "S") != NULL ? "string"
                                                                : "binary",
                            r->ot.ks.hash_name);
-    buf = malloc(3 * KEY_BYTES_MAX);
-    if (buf == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
-    pk = buf;
-    v1 = buf + KEY_BYTES_MAX;
-    v2 = buf + 2 * KEY_BYTES_MAX;
     pk_len = key_encode_value(kc.pk, pk);
     if (pk_len < 0) {
         ddb_err_set(err, DDB_VALIDATION,
@@ -747,7 +787,9 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
                               v2, (size_t)l2, err) != 0)
             goto out;
     }
-    if (check_filter_keys(r, err) != 0)
+    if (check_nested_keys(r, "ProjectionExpression", err) != 0 ||
+        check_filter_keys(r, err) != 0 ||
+        check_nested_keys(r, "FilterExpression", err) != 0)
         goto out;
 
     switch (kc.op) {
@@ -795,7 +837,6 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     if (rc > 0)
         rc = 0;
 out:
-    free(buf);
     return rc;
 }
 
@@ -805,13 +846,12 @@ int
 api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
           struct ddb_err *err)
 {
-    struct read_req *r = calloc(1, sizeof(*r));
+    struct read_req rr;
+    struct read_req *r = &rr;
     struct page pg;
     int rc = -1;
 
     memset(&pg, 0, sizeof(pg));
-    if (r == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     read_req_init(r, OP_QUERY, req);
     if (query_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
@@ -837,7 +877,6 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
 out:
     page_fini(&pg);
     read_req_fini(r);
-    free(r);
     return rc;
 }
 
@@ -899,21 +938,18 @@ scan_validate(struct read_req *r, struct ddb_err *err)
 
     if (check_select(r, err) != 0 || op_exprs_begin(&r->x, req, err) != 0)
         return -1;
-    if (has_member(req, "AttributesToGet") &&
-        op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                       err) != 0)
-        return -1;
-    if (has_member(req, "ScanFilter") &&
-        op_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
-                       err) != 0)
+    if (parse_legacy(&r->x, req, EXPR_PROJECTION, "AttributesToGet",
+                     &r->proj, err) != 0 ||
+        parse_legacy(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
+                     err) != 0)
         return -1;
     if (esk_validate_values(r, err) != 0 || scan_segments(r, err) != 0)
         return -1;
-    if (r->filter == NULL &&
+    if (has_member(req, "FilterExpression") &&
         op_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
                        err) != 0)
         return -1;
-    if (r->proj == NULL &&
+    if (has_member(req, "ProjectionExpression") &&
         op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
                        err) != 0)
         return -1;
@@ -954,19 +990,20 @@ int
 api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
          struct ddb_err *err)
 {
-    struct read_req *r = calloc(1, sizeof(*r));
+    struct read_req rr;
+    struct read_req *r = &rr;
     struct page pg;
     int rc = -1;
 
     memset(&pg, 0, sizeof(pg));
-    if (r == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     read_req_init(r, OP_SCAN, req);
     if (scan_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
         check_index(r, err) != 0)
         goto out;
-    if (r->esk != NULL && scan_check_start(r, err) != 0)
+    if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
+        check_nested_keys(r, "ProjectionExpression", err) != 0 ||
+        check_nested_keys(r, "FilterExpression", err) != 0)
         goto out;
     pg.r = r;
     if (!r->count_only && (pg.items = json_array()) == NULL) {
@@ -985,6 +1022,5 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
 out:
     page_fini(&pg);
     read_req_fini(r);
-    free(r);
     return rc;
 }

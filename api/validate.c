@@ -1,16 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* validate.c - the service model's shape checks, run on every request
- * before its handler. Two passes, as DynamoDB does: first JSON types
- * (SerializationException, first failure wins), then constraints (required
- * members, lengths, ranges, enums, patterns), all collected into one
- * "N validation error(s) detected: ..." ValidationException.
- *
- * Member order matters: DynamoDB checks members in a fixed order that is
- * neither alphabetical nor the model's. The tables below list members in
- * the order DynamoDB reports them (as recorded by dynalite); members added
- * to the API later follow in service-model order. Unknown members are
- * ignored. Semantic checks (key schema vs. attribute definitions,
- * expression syntax, AttributeValue contents) belong to the handlers. */
+/* validate.c - the service model's shape checks, run before every handler:
+ * JSON types first (SerializationException, first failure wins), then the
+ * constraints, collected into one "N validation errors detected: ..."
+ * ValidationException. Semantic checks belong to the handlers. */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -318,7 +310,11 @@ static const struct vfield gsiu_elem = {
     .cls = "GlobalSecondaryIndexUpdate" };
 
 /* ------------------------------------------------------------------------
- * Operations
+ * Operations. Member order matters: DynamoDB checks members in a fixed
+ * order that is neither alphabetical nor the model's. The tables list them
+ * in the order DynamoDB reports them (as recorded by dynalite); members
+ * added to the API later follow in service-model order. Members not listed
+ * are ignored, as DynamoDB ignores unknown members.
  * ---------------------------------------------------------------------- */
 
 static const struct vfield op_create_table[] = {

@@ -20,9 +20,13 @@
 #include <microhttpd.h>
 
 static const char canned_body[] =
-    "{\"Item\":{\"pk\":{\"S\":\"k42\"},\"v\":{\"S\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-    "aaaaaaaaaaaaaaaaaaaaaaa\"},\"n\":{\"N\":\"42\"}}}";
+    "{\"Item\":{\"pk\":{\"S\":\"k42\"},\"v\":{\"S\":\""
+    "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+    "vvvvvvvvvvvvvvvvvvvvvvvvvvv\"},\"n\":{\"N\":\"42\"}}}";
+
+/* 52 upper-case alphanumerics, like DynamoDB's. */
+#define CANNED_REQUEST_ID \
+    "CANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANN"
 
 static char canned_crc[16];
 
@@ -71,8 +75,7 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type",
                             "application/x-amz-json-1.0");
-    MHD_add_response_header(resp, "x-amzn-RequestId",
-                            "CANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANNEDCANN");
+    MHD_add_response_header(resp, "x-amzn-RequestId", CANNED_REQUEST_ID);
     MHD_add_response_header(resp, "x-amz-crc32", canned_crc);
     ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp);

@@ -29,7 +29,7 @@
 #define HTTP_BODY_MAX      (16u * 1024u * 1024u)   /* DynamoDB's 16 MB */
 #define HTTP_TARGET_PREFIX "DynamoDB_20120810."
 #define HTTP_JSON_TYPE     "application/x-amz-json-1.0"
-#define HTTP_STOP_WAIT_MS  10000                   /* drain in-flight requests */
+#define HTTP_STOP_WAIT_MS  10000         /* drain in-flight requests */
 
 struct http_server {
     struct MHD_Daemon *d;
@@ -502,7 +502,7 @@ struct http_server *
 http_start(struct api_server *srv, const struct conf *c)
 {
     struct http_server *h;
-    struct addrinfo hints, *ai = NULL;
+    struct addrinfo hints, *ai = NULL, *pick;
     char port[16];
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG;
@@ -520,7 +520,14 @@ http_start(struct api_server *srv, const struct conf *c)
                 c->host, gai_strerror(gai));
         return NULL;
     }
-    if (ai->ai_family == AF_INET6)
+    /* "localhost" may resolve to ::1 first; clients mostly dial
+     * 127.0.0.1, so prefer an IPv4 address when there is one. */
+    for (pick = ai; pick != NULL; pick = pick->ai_next)
+        if (pick->ai_family == AF_INET)
+            break;
+    if (pick == NULL)
+        pick = ai;
+    if (pick->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
 
     h = xmalloc(sizeof(*h));
@@ -530,7 +537,7 @@ http_start(struct api_server *srv, const struct conf *c)
     atomic_init(&h->inflight, 0);
     h->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL,
                             access_cb, h,
-                            MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_SOCK_ADDR, pick->ai_addr,
                             MHD_OPTION_THREAD_POOL_SIZE,
                             (unsigned)(c->threads > 0 ? c->threads : 1),
                             MHD_OPTION_NOTIFY_COMPLETED, completed_cb, h,

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -406,6 +409,27 @@ out:
     return rc;
 }
 
+/* Is table id still in the catalog? (cat_mu held.) false with err set if
+ * not, e.g. when a delete won the race with a split. */
+static bool
+cat_table_exists(struct storage *s, const char *id, struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+
+    if (sqlite3_prepare_v2(s->cat, "SELECT 1 FROM tables WHERE id = ?1", -1,
+                           &st, NULL) != SQLITE_OK) {
+        cat_err(s, err);
+        return false;
+    }
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!found)
+        ddb_err_set(err, DDB_INTERNAL, "storage: table was deleted");
+    return found;
+}
+
 /* Load the partition layout of table id from the catalog (not opened). */
 static struct playout *
 cat_load_layout(struct storage *s, const char *id, struct ddb_err *err)
@@ -514,6 +538,26 @@ out:
     return rc;
 }
 
+/* Does name start with an id (STORAGE_ID_LEN lowercase hex digits) followed
+ * by one of suffixes? Only such names are ever removed by the sweep. */
+static bool
+is_id_name(const char *name, bool dir)
+{
+    static const char *const sfx[] = { ".db", ".db-wal", ".db-shm",
+                                       ".db-journal" };
+
+    for (int i = 0; i < STORAGE_ID_LEN; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') ||
+              (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    if (dir)
+        return name[STORAGE_ID_LEN] == '\0';
+    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+        if (strcmp(name + STORAGE_ID_LEN, sfx[i]) == 0)
+            return true;
+    return false;
+}
+
 /* Is file name (as found in a table dir) one of t's partition files? */
 static bool
 is_live_file(const struct stable *t, const char *fname)
@@ -548,8 +592,8 @@ sweep_orphans(struct storage *s)
         struct stable *t = NULL;
         char *path;
 
-        if (e->d_name[0] == '.')
-            continue;
+        if (!is_id_name(e->d_name, true))
+            continue;                   /* not ours: leave it */
         path = xasprintf("%s/%s", tdir, e->d_name);
         for (size_t i = 0; i < s->ntables; i++)
             if (strcmp(s->tables[i]->id, e->d_name) == 0)
@@ -563,7 +607,8 @@ sweep_orphans(struct storage *s)
             while (pd != NULL && (pe = readdir(pd)) != NULL) {
                 char *f;
 
-                if (pe->d_name[0] == '.' || is_live_file(t, pe->d_name))
+                if (!is_id_name(pe->d_name, false) ||
+                    is_live_file(t, pe->d_name))
                     continue;
                 f = xasprintf("%s/%s", path, pe->d_name);
                 (void)unlink(f);
@@ -583,6 +628,20 @@ out:
  * Open and close the store
  * ---------------------------------------------------------------------- */
 
+/* Each open partition holds two descriptors (database and WAL); a test
+ * suite that makes hundreds of tables would hit the usual soft limit of
+ * 1024, so raise it to the hard limit. */
+static void
+raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 /*
  * Open the store at data_dir (created if missing), or in memory when
  * data_dir is NULL, and reopen every table in the catalog. Returns a new
@@ -598,14 +657,28 @@ storage_open(const char *data_dir, struct ddb_err *err)
 
     if (s == NULL)
         abort();
+    s->lock_fd = -1;
     pthread_mutex_init(&s->cat_mu, NULL);
     pthread_mutex_init(&s->ddl_mu, NULL);
     pthread_rwlock_init(&s->map_mu, NULL);
     if (data_dir != NULL) {
+        raise_fd_limit();
         s->data_dir = xstrdup(data_dir);
         tdir = xasprintf("%s/tables", data_dir);
         if (mkdir_p(tdir, err) != 0)
             goto fail;
+        /* one process per data directory: partitions are opened with
+         * SQLite's exclusive locking mode, and the orphan sweep below
+         * assumes nobody else is creating files */
+        path = xasprintf("%s/LOCK", data_dir);
+        s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+            ddb_err_set(err, DDB_INTERNAL,
+                        "storage: data directory %s is in use by another "
+                        "process (%s)", data_dir, strerror(errno));
+            goto fail;
+        }
+        free(path);
         path = xasprintf("%s/catalog.db", data_dir);
     }
     if (sqlite3_open_v2(path ? path : ":memory:", &s->cat, flags, NULL) !=
@@ -618,7 +691,10 @@ storage_open(const char *data_dir, struct ddb_err *err)
     sqlite3_busy_timeout(s->cat, 5000);
     if (cat_exec(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
                  err) != 0 ||
-        cat_exec(s, cat_schema, err) != 0 || cat_load(s, err) != 0)
+        cat_exec(s, cat_schema, err) != 0 ||
+        cat_exec(s, "DELETE FROM partitions WHERE table_id NOT IN "
+                    "(SELECT id FROM tables)", err) != 0 ||
+        cat_load(s, err) != 0)
         goto fail;
     if (s->data_dir != NULL)
         sweep_orphans(s);
@@ -649,6 +725,8 @@ storage_close(struct storage *s)
     pthread_mutex_destroy(&s->ddl_mu);
     pthread_mutex_destroy(&s->cat_mu);
     free(s->data_dir);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);              /* releases the flock */
     free(s);
 }
 
@@ -839,6 +917,23 @@ stable_desc(struct stable *t)
 }
 
 /*
+ * The current description without copying: a new reference (caller
+ * decrefs) to an object the store never modifies again (stable_set_desc
+ * installs a fresh copy instead), so it is safe to read from any thread.
+ * The caller must not modify it. Cheaper than stable_desc() on hot paths.
+ */
+json_t *
+stable_desc_ref(struct stable *t)
+{
+    json_t *d;
+
+    pthread_mutex_lock(&t->desc_mu);
+    d = json_incref(t->desc);
+    pthread_mutex_unlock(&t->desc_mu);
+    return d;
+}
+
+/*
  * Replace the description with a copy of desc and persist it. The catalog
  * row is matched by table id, so a handle to a deleted table cannot touch a
  * new table of the same name.
@@ -927,6 +1022,27 @@ retry:
             return -1;
     }
     return 0;
+}
+
+/* Live count and bytes of partition i alone (e.g. to decide a size split).
+ * -1 with err set if i is out of range. */
+int
+stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
+                  uint64_t *bytes, struct ddb_err *err)
+{
+    const struct playout *l;
+    int rc;
+
+    do {
+        l = layout_of(t);
+        if (i >= l->map.n)
+            return ddb_err_set(err, DDB_INTERNAL,
+                               "storage: no partition %u", i);
+        *count = 0;
+        *bytes = 0;
+        rc = partition_stats(l->parts[i], count, bytes, err);
+    } while (rc == PART_RETIRED);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------
@@ -1136,17 +1252,6 @@ stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
  * Splits
  * ---------------------------------------------------------------------- */
 
-static void
-vec_push(void ***v, size_t *n, void *x)
-{
-    void **nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-    if (nv == NULL)
-        abort();
-    nv[(*n)++] = x;
-    *v = nv;
-}
-
 int
 stable_split(struct stable *t, unsigned i, struct ddb_err *err)
 {
@@ -1222,7 +1327,8 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
         goto out;
     }
     in_txn = true;
-    if (cat_put_partitions(s, t->id, nl, err) == 0 &&
+    if (cat_table_exists(s, t->id, err) &&
+        cat_put_partitions(s, t->id, nl, err) == 0 &&
         cat_exec(s, "COMMIT", err) == 0) {
         in_txn = false;
         rc = 0;
@@ -1239,8 +1345,14 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     a = b = NULL;
     atomic_store_explicit(&t->layout, nl, memory_order_release);
     nl = NULL;
-    vec_push((void ***)&t->old_layouts, &t->nold, old);
-    vec_push((void ***)&t->retired, &t->nretired, parent);
+    t->old_layouts = realloc(t->old_layouts,
+                             (t->nold + 1) * sizeof(*t->old_layouts));
+    t->retired = realloc(t->retired,
+                         (t->nretired + 1) * sizeof(*t->retired));
+    if (t->old_layouts == NULL || t->retired == NULL)
+        abort();
+    t->old_layouts[t->nold++] = old;
+    t->retired[t->nretired++] = parent;
     partition_retire_locked(parent);
     if (partition_path(parent) != NULL)
         partition_unlink_files(partition_path(parent));

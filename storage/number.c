@@ -43,10 +43,12 @@ struct dec {
 
 /*
  * Parse text the way Java's BigDecimal does (DynamoDB accepts "+3", ".5",
- * "5.", "1e+5", "0001.23", "0e1000"; it refuses "NaN", "Infinity", spaces):
+ * "5.", "1e+5", "0001.23", "0e1000"; it refuses "NaN", "Infinity", spaces;
+ * Alternator test_number.py test_invalid_numbers):
  * [+-] digits [. digits] [(e|E) [+-] digits], at least one mantissa digit.
- * An exponent outside int range is not a number (BigDecimal's "Exponent
- * overflow"). Returns 0, or -1 if text is not a number.
+ * An exponent outside int range, or a scale (fraction digits minus
+ * exponent) outside int range, is not a number, as in BigDecimal
+ * ("Exponent overflow", "Scale out of range"). Returns 0, or -1.
  */
 static int
 dec_parse(const char *text, struct dec *d)
@@ -93,7 +95,7 @@ dec_parse(const char *text, struct dec *d)
         }
         for (; *p >= '0' && *p <= '9'; p++) {
             e = e * 10 + (*p - '0');
-            if (e > INT_MAX)
+            if (e > (long long)INT_MAX + 1)
                 return -1;          /* BigDecimal: exponent overflow */
             edigits++;
         }
@@ -101,8 +103,14 @@ dec_parse(const char *text, struct dec *d)
             return -1;
         if (eneg)
             e = -e;
+        if (e > INT_MAX)
+            return -1;
     }
     if (*p != '\0')
+        return -1;
+    /* BigDecimal's scale (fraction digits - exponent) must fit an int. */
+    if ((long long)(idx - pos) - e > INT_MAX ||
+        (long long)(idx - pos) - e < INT_MIN)
         return -1;
     if (first < 0) {                /* zero, whatever its exponent */
         d->neg = 0;
@@ -129,18 +137,20 @@ dec_parse(const char *text, struct dec *d)
     return 0;
 }
 
-/* Check DynamoDB's limits on a parsed number, in DynamoDB's order. */
+/* Check DynamoDB's limits on a parsed number, in DynamoDB's order
+ * (DynamoDB Local's validateNumericValue: precision, then overflow, then
+ * underflow). */
 static int
 dec_check(const struct dec *d, struct ddb_err *err)
 {
     if (d->n == 0)
         return 0;
+    if (d->n > NUM_MAX_DIGITS)
+        return ddb_err_set(err, DDB_VALIDATION, "%s", MSG_DIGITS);
     if (d->exp > NUM_EXP_MAX)
         return ddb_err_set(err, DDB_VALIDATION, "%s", MSG_OVERFLOW);
     if (d->exp < NUM_EXP_MIN)
         return ddb_err_set(err, DDB_VALIDATION, "%s", MSG_UNDERFLOW);
-    if (d->n > NUM_MAX_DIGITS)
-        return ddb_err_set(err, DDB_VALIDATION, "%s", MSG_DIGITS);
     return 0;
 }
 
@@ -371,11 +381,12 @@ floor_half(long x)
 /*
  * Bytes a number counts toward item size (throttling.md 2). DynamoDB stores
  * the digits in base 100, pairs aligned on the decimal point, without
- * leading or trailing zero pairs: 1 byte of exponent + 1 per pair, +1 when
- * negative; zero is 1 byte. For plain numbers this is the measured
+ * leading or trailing zero pairs: 1 byte of exponent + 1 per pair, +1
+ * terminator when negative unless the mantissa already has 20 pairs; zero
+ * is 1 byte (DynamoDB Local's encodeBigDecimal; zaccharles's measured
+ * calculator agrees). For plain numbers this is the measured
  * 1 + ceil(int_digits/2) + ceil(frac_digits/2) (+1 if negative): "123.45"
- * is 4, "-1" is 3, "0.001" is 2. Capped at 21 as measured
- * (zaccharles/dynamodb-calculator).
+ * is 4, "-1" is 3, "0.001" is 2; at most 21.
  */
 size_t
 num_size(const char *canon)
@@ -387,8 +398,8 @@ num_size(const char *canon)
     if (dec_parse(canon, &d) != 0 || d.n == 0)
         return 1;
     pairs = floor_half(d.exp) - floor_half(d.exp - (d.n - 1)) + 1;
-    size = 1 + (size_t)pairs + (d.neg ? 1 : 0);
-    return size > 21 ? 21 : size;
+    size = 1 + (size_t)pairs + (d.neg && pairs < 20 ? 1 : 0);
+    return size;
 }
 
 /*

@@ -436,8 +436,8 @@ out:
 
 /*
  * Step st (bound, positioned before the first row) and hand each row to fn.
- * Column layout: if h_col >= 0, columns h, pk, sk, size, item starting at
- * h_col; else sk, size, item (h/pk already in *k). Returns 0, 1 or -1.
+ * Columns: h, pk, sk, size, item when full; else sk, size, item (h and pk
+ * already in *k). Returns 0 (no more rows), 1 (fn stopped) or -1.
  */
 static int
 stream_rows(struct partition *p, sqlite3_stmt *st, bool full,
@@ -479,7 +479,7 @@ partition_query(struct partition *p, const uint8_t h[16],
                 const uint8_t *hi, size_t hi_len, bool forward,
                 stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
-    sqlite3_stmt *st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
+    sqlite3_stmt *st;
     struct item_key *k = malloc(sizeof(*k));
     int rc = -1;
 
@@ -502,6 +502,7 @@ partition_query(struct partition *p, const uint8_t h[16],
         free(k);
         return PART_RETIRED;
     }
+    st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
     if (bind_blob(st, 1, h, 16) != SQLITE_OK ||
         bind_blob(st, 2, pk, pk_len) != SQLITE_OK ||
         bind_blob(st, 3, lo, lo_len) != SQLITE_OK ||
@@ -531,7 +532,7 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                bool hi_open, const struct item_key *start,
                stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
-    sqlite3_stmt *st = p->st[start ? ST_SCAN_FROM : ST_SCAN];
+    sqlite3_stmt *st;
     struct item_key *k = malloc(sizeof(*k));
     uint8_t lo8[8], hi8[8];
     int rc = -1, brc;
@@ -546,6 +547,7 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
         free(k);
         return PART_RETIRED;
     }
+    st = p->st[start ? ST_SCAN_FROM : ST_SCAN];
     if (hi_open)
         brc = bind_blob(st, 2, p->ff_blob, 17);
     else
@@ -577,7 +579,7 @@ int
 partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
                 struct ddb_err *err)
 {
-    sqlite3_stmt *st = p->st[ST_STATS];
+    sqlite3_stmt *st;
     int rc = -1;
 
     pthread_mutex_lock(&p->mu);
@@ -585,6 +587,7 @@ partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
         pthread_mutex_unlock(&p->mu);
         return PART_RETIRED;
     }
+    st = p->st[ST_STATS];
     if (!p->stats_valid) {
         if (sqlite3_step(st) != SQLITE_ROW) {
             sql_err(p, err, "stats");

@@ -87,8 +87,8 @@ int partition_mutate(struct partition *p, const struct item_key *k,
                      stable_mutate_fn *fn, void *arg, struct ddb_err *err);
 /* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
  * ascending or descending. Calls fn with the partition locked: fn must not
- * call back into this table's store. Returns 0 (done), 1 (fn stopped) or
- * -1. */
+ * call back into this table's store. Returns 0 (done), 1 (fn stopped), -1
+ * or PART_RETIRED. */
 int partition_query(struct partition *p, const uint8_t h[16],
                     const uint8_t *pk, size_t pk_len,
                     const uint8_t *lo, size_t lo_len,
@@ -96,7 +96,8 @@ int partition_query(struct partition *p, const uint8_t h[16],
                     stable_row_fn *fn, void *arg, struct ddb_err *err);
 /* Rows with lo8 <= h < hi8 (8-byte big-endian ring positions; hi_open
  * means no upper bound) and, if start is not NULL, (h, pk, sk) > start,
- * in (h, pk, sk) order. Returns 0 (done), 1 (fn stopped) or -1. */
+ * in (h, pk, sk) order. Returns 0 (done), 1 (fn stopped), -1 or
+ * PART_RETIRED. */
 int partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                    bool hi_open, const struct item_key *start,
                    stable_row_fn *fn, void *arg, struct ddb_err *err);
@@ -134,7 +135,7 @@ struct playout {
 
 struct stable {
     atomic_uint refs;                   /* the map's reference + handles */
-    struct storage *s;                  /* borrowed: the store outlives handles */
+    struct storage *s;                  /* borrowed: outlives all handles */
     char *name;                         /* owned */
     char id[STORAGE_ID_LEN + 1];
     char *dir;                          /* owned: tables/<id>, NULL in memory */
@@ -151,13 +152,27 @@ struct stable {
 
 struct storage {
     char *data_dir;                     /* owned, NULL = in-memory */
+    int lock_fd;                        /* flock'd <data_dir>/LOCK, or -1 */
     sqlite3 *cat;                       /* catalog connection */
     pthread_mutex_t cat_mu;             /* guards cat */
     pthread_mutex_t ddl_mu;             /* serializes create/delete */
     pthread_rwlock_t map_mu;            /* guards tables/ntables */
-    struct stable **tables;             /* sorted by name (memcmp) */
+    struct stable **tables;             /* sorted by name (strcmp) */
     size_t ntables, cap;
 };
+
+/*
+ * Like stable_desc() but without the deep copy: a new reference to the
+ * current description, which the store never mutates (stable_set_desc
+ * installs a new object). Read-only for the caller. (Not in storage.h yet:
+ * the lead may move it there for api/'s per-request table lookup.)
+ */
+json_t *stable_desc_ref(struct stable *t);
+
+/* Live count and total size of partition i alone (e.g. to decide a split
+ * on size). -1 with err set if there is no partition i. */
+int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
+                      uint64_t *bytes, struct ddb_err *err);
 
 /*
  * Split partition i of t in two at the middle of its hash range: two new

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-all.sh - install the dependencies, build, and run every test
-# (make check: the unit suites and tests/e2e). Prints the summary and
-# exits non-zero when anything fails. Arguments go to configure.
+# (make check: the unit suites and tests/e2e). Prints the tail of each
+# failing test's log, then a summary; exits non-zero when anything fails.
+# Arguments go to configure (e.g. tests/run-all.sh --enable-asan).
 set -u
 
 cd "$(dirname "$0")/.."
@@ -11,24 +12,32 @@ docker/build.sh "$@" || exit 1
 status=0
 make -j"$(nproc 2>/dev/null || echo 2)" check || status=$?
 
+# result_of LOG: the :test-result: automake recorded for LOG's test.
+result_of() {
+    sed -n 's/^:test-result: //p' "${1%.log}.trs" 2>/dev/null | head -1
+}
+
+logs=$(ls tests/unit/*.log tests/e2e/*.log 2>/dev/null | grep -v test-suite)
+for log in $logs; do
+    case $(result_of "$log") in
+    FAIL|ERROR|XPASS)
+        echo
+        echo "=== $log (last 40 lines) ==="
+        tail -n 40 "$log"
+        ;;
+    esac
+done
+
 echo
 echo "=== test summary ==="
+for log in $logs; do
+    printf '%-40s %s\n' "${log%.log}" "$(result_of "$log")"
+done
 if [ -f test-suite.log ]; then
     sed -n '1,/^\.\. contents::/p' test-suite.log | grep -E '^# ' || true
 fi
-for log in tests/unit/*.log tests/e2e/*.log; do
-    [ -f "$log" ] || continue
-    case "$log" in *test-suite.log) continue ;; esac
-    res=$(grep -m1 -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS):' "${log%.log}.trs" \
-          2>/dev/null || true)
-    [ -n "$res" ] || res=$(sed -n 's/^:test-result: //p' "${log%.log}.trs" \
-          2>/dev/null | head -1)
-    printf '%-40s %s\n' "${log%.log}" "$res"
-done
 if [ "$status" -ne 0 ]; then
-    echo
-    echo "FAILED: see test-suite.log and tests/*/*.log"
-    [ -f test-suite.log ] && cat test-suite.log
+    echo "FAILED (make check exit status $status): see test-suite.log"
     exit "$status"
 fi
 echo "all tests passed"

@@ -59,9 +59,11 @@ class CliBase:
         """Exit status 255 (v1) / 254 (v2) and the CLI's standard line."""
         self.assertEqual(p.returncode, 255 if self.major == 1 else 254,
                          p.stderr)
-        self.assertRegex(p.stderr, re.escape(
-            "An error occurred (%s) when calling the %s operation" % (code, op))
-            + r"( \(reached max retries: \d+\))?: " + re.escape(message))
+        line = "An error occurred (%s) when calling the %s operation" % (
+            code, op)
+        retries = r"( \(reached max retries: \d+\))?: "
+        self.assertRegex(p.stderr,
+                         re.escape(line) + retries + re.escape(message))
 
     def js(self, *args):
         out = self.aws(*args).stdout

@@ -19,10 +19,19 @@ def main(argv):
             print("cannot load %s: %r" % (m, e), file=sys.stderr)
             load_errors += 1
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    failed = len(result.failures) + len(result.errors) + \
-        len(result.unexpectedSuccesses) + load_errors
+    # Count tests, not subtests; a failing setUpClass/tearDownClass is
+    # reported as an error of a pseudo-test and counts as one failure.
+    bad = set()
+    for test, _ in result.failures + result.errors:
+        bad.add(getattr(test, "test_case", test).id())
+    for test in result.unexpectedSuccesses:
+        bad.add(test.id())
+    failed = len(bad) + load_errors
     skipped = len(result.skipped)
-    passed = result.testsRun - failed - skipped + load_errors
+    ran_bad = len([b for b in bad if not b.startswith("setUpClass") and
+                   not b.startswith("tearDownClass") and
+                   " (" not in b])
+    passed = max(0, result.testsRun - ran_bad - skipped)
     print("E2E-RESULT %s %d %d %d" % (label, passed, failed, skipped))
     return 0 if failed == 0 else 1
 

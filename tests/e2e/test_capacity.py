@@ -44,6 +44,52 @@ class CapacityTest(E2ECase):
         # Overwriting a big item with a small one costs the larger size.
         self.assertEqual(self.put({"pk": {"S": "w3"}}), 10.0)
 
+    def test_size_of_numbers_lists_maps(self):
+        # Each case: extra attributes and their size in bytes (names
+        # included) per throttling.md section 2. The item is padded to
+        # exactly 1024 bytes (1 WCU), then to 1025 (2 WCU).
+        cases = [
+            ({"n": {"N": "123456"}}, 1 + 4),            # 1 + ceil(6/2)
+            ({"n": {"N": "-1234.5"}}, 1 + 5),           # 1 + 2 + 1 + 1
+            ({"b": {"BOOL": True}, "z": {"NULL": True}}, 2 + 2),
+            ({"m": {"M": {"a": {"S": "x"}}}}, 1 + 3 + 1 + 2),
+            ({"l": {"L": [{"S": "xy"}, {"N": "12"}]}}, 1 + 3 + 2 + 2 + 2),
+            ({"bin": {"B": b"\x00\x01\x02"}}, 3 + 3),
+            ({"ss": {"SS": ["ab", "c"]}}, 2 + 3),
+        ]
+        for i, (attrs, weight) in enumerate(cases):
+            pk = "sz%02d" % i
+            fixed = len("pk") + len(pk) + weight + len("d")
+            for total, want in ((1024, 1.0), (1025, 2.0)):
+                with self.subTest(attrs=attrs, total=total):
+                    item = dict(attrs)
+                    item["pk"] = {"S": pk}
+                    item["d"] = {"S": "x" * (total - fixed)}
+                    # Delete first: a put costs the larger of old and new.
+                    self.c.delete_item(TableName=self.t,
+                                       Key={"pk": {"S": pk}})
+                    self.assertEqual(self.put(item), want)
+
+    def test_item_size_limit_boundary(self):
+        self.put(item_of_size("lim_ok", 409600))
+        self.assertValidation(
+            self.put, "Item size has exceeded the maximum allowed size",
+            item=item_of_size("lim_bad", 409601))
+
+    def test_scan_units(self):
+        t = self.make_table(hash_key=("pk", "S"))
+        for i in range(4):
+            self.c.put_item(TableName=t, Item=item_of_size("s%d" % i, 3000))
+        r = self.c.scan(TableName=t, ReturnConsumedCapacity="TOTAL")
+        # 12,000 bytes -> 12 KB -> 3 RCU, halved: eventually consistent.
+        self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 1.5)
+        r = self.c.scan(TableName=t, ReturnConsumedCapacity="TOTAL",
+                        ConsistentRead=True, FilterExpression="pk = :x",
+                        ExpressionAttributeValues={":x": {"S": "none"}})
+        self.assertEqual(r["Count"], 0)
+        if not ON_DYNALITE:     # dynalite ignores ConsistentRead here
+            self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 3.0)
+
     def test_read_units(self):
         self.c.put_item(TableName=self.t, Item=item_of_size("r1", 4096))
         self.c.put_item(TableName=self.t, Item=item_of_size("r2", 4097))

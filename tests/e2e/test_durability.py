@@ -149,8 +149,33 @@ class DurabilityTest(unittest.TestCase):
                                Key={"pk": {"S": "w%d_%d" % (n, i % 50)},
                                     "sk": {"N": str(i)}})
                 self.assertIn("Item", r)
+        print("durability: %d acknowledged writes from %d threads survived "
+              "SIGKILL" % (total, WRITERS))
+
+    def test_sigterm_is_a_clean_shutdown(self):
+        self.proc, url = start_server(self.data, self.port_file)
+        c = make_client(url)
+        c.create_table(TableName="term", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk",
+                                              "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        for _ in range(200):
+            if c.describe_table(TableName="term")["Table"]["TableStatus"] \
+                    == "ACTIVE":
+                break
+            time.sleep(0.05)
+        c.put_item(TableName="term", Item={"pk": {"S": "k"}})
         self.proc.send_signal(signal.SIGTERM)
-        self.assertEqual(self.proc.wait(10), 0, "SIGTERM exit status")
+        try:
+            rc = self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.fail("server ignored SIGTERM for 10 s")
+        self.assertEqual(rc, 0, "exit status after SIGTERM")
+        self.proc, url = start_server(self.data, self.port_file)
+        r = make_client(url).get_item(TableName="term",
+                                      Key={"pk": {"S": "k"}},
+                                      ConsistentRead=True)
+        self.assertEqual(r.get("Item"), {"pk": {"S": "k"}})
 
 
 if __name__ == "__main__":

@@ -136,6 +136,20 @@ class ErrorsTest(E2ECase):
             TableName=self.t, Key={"pk": {"S": "m"}}, AttributesToGet=["a"],
             ProjectionExpression="a")
 
+    def test_mixing_condition_and_expected(self):
+        self.assertValidation(
+            self.put, "Can not use both expression and non-expression "
+            "parameters in the same request: Non-expression parameters: "
+            "{Expected} Expression parameters: {ConditionExpression}",
+            item={"pk": {"S": "m"}}, Expected={"a": {"Exists": False}},
+            ConditionExpression="attribute_not_exists(a)")
+
+    def test_names_without_expression(self):
+        self.assertValidation(
+            self.put, "ExpressionAttributeNames can only be specified when "
+            "using expressions", item={"pk": {"S": "m"}},
+            ExpressionAttributeNames={"#a": "a"})
+
     def test_item_too_large(self):
         self.assertValidation(self.put,
                               "Item size has exceeded the maximum allowed "
@@ -186,10 +200,13 @@ class ErrorsTest(E2ECase):
 
     @dynalite_differs("has no nesting limit")
     def test_nesting_limit(self):
-        self.put({"pk": {"S": "nest_ok"}, "a": nest(30)})
-        self.assertValidation(
-            self.put, prefix="Nesting Levels have exceeded supported limits",
-            item={"pk": {"S": "nest_bad"}, "a": nest(40)})
+        # 32 levels in all: 31 maps around a scalar are accepted, 32 are
+        # not (measured on DynamoDB by the dynoxide and Alternator projects).
+        self.put({"pk": {"S": "nest_ok"}, "a": nest(31)})
+        for depth in (32, 40):
+            self.assertValidation(
+                self.put, prefix="Nesting Levels have exceeded supported "
+                "limits", item={"pk": {"S": "nest_bad"}, "a": nest(depth)})
 
     def test_enum_values(self):
         self.assertValidation(
@@ -207,8 +224,94 @@ class ErrorsTest(E2ECase):
             self.c.scan, prefix="2 validation errors detected: ",
             TableName=self.t, Select="BOGUS", ReturnConsumedCapacity="LOTS")
 
+    def test_key_size_limits(self):
+        self.assertValidation(
+            self.put, "One or more parameter values were invalid: Size of "
+            "hashkey has exceeded the maximum size limit of2048 bytes",
+            item={"pk": {"S": "h" * 2049}})
+        self.put({"pk": {"S": "h" * 2048}})
+        trs = self.make_table(hash_key=("pk", "S"), range_key=("sk", "S"))
+        self.assertValidation(
+            self.c.put_item, "One or more parameter values were invalid: "
+            "Aggregated size of all range keys has exceeded the size limit "
+            "of 1024 bytes", TableName=trs,
+            Item={"pk": {"S": "a"}, "sk": {"S": "r" * 1025}})
+        self.c.put_item(TableName=trs, Item={"pk": {"S": "a"},
+                                             "sk": {"S": "r" * 1024}})
+
+    def test_bad_exclusive_start_key(self):
+        self.assertValidation(
+            self.c.scan, "The provided starting key is invalid: The provided "
+            "key element does not match the schema", TableName=self.t,
+            ExclusiveStartKey={"nope": {"S": "a"}})
+
     def test_server_still_answers(self):
         self.c.describe_table(TableName=self.t)
+
+
+class ExpressionErrorsTest(E2ECase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+        cls.c.put_item(TableName=cls.t, Item={"pk": {"S": "e"},
+                                              "n": {"N": "1"}})
+
+    def cond(self, expr, values=None, message=None, prefix=None):
+        args = dict(TableName=self.t, Key={"pk": {"S": "e"}},
+                    ConditionExpression=expr)
+        if values:
+            args["ExpressionAttributeValues"] = values
+        self.assertValidation(self.c.delete_item, message, prefix, **args)
+
+    def upd(self, expr, values=None, message=None, prefix=None):
+        args = dict(TableName=self.t, Key={"pk": {"S": "e"}},
+                    UpdateExpression=expr)
+        if values:
+            args["ExpressionAttributeValues"] = values
+        self.assertValidation(self.c.update_item, message, prefix, **args)
+
+    def test_condition_errors(self):
+        self.cond("nosuch(n)", message="Invalid ConditionExpression: Invalid "
+                  "function name; function: nosuch")
+        self.cond("size(n)", message="Invalid ConditionExpression: The "
+                  "function is not allowed to be used this way in an "
+                  "expression; function: size")
+        self.cond("attribute_type(n, :t)", {":t": {"S": "X"}},
+                  message="Invalid ConditionExpression: Invalid attribute "
+                  "type name found; type: X, valid types: "
+                  "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}")
+        self.cond("attribute_exists(n, n)", prefix="Invalid "
+                  "ConditionExpression: Incorrect number of operands for "
+                  "operator or function; operator or function: "
+                  "attribute_exists, number of operands: 2")
+        self.cond("n BETWEEN :a AND :b", {":a": {"N": "1"}, ":b": {"S": "x"}},
+                  prefix="Invalid ConditionExpression: The BETWEEN operator "
+                  "requires same data type for lower and upper bounds; ")
+
+    @dynalite_differs("calls size an invalid function name")
+    def test_condition_function_in_update(self):
+        self.upd("SET a = size(n)", message="Invalid UpdateExpression: The "
+                 "function is not allowed in an update expression; "
+                 "function: size")
+        self.upd("SET a = nosuch(n)", message="Invalid UpdateExpression: "
+                 "Invalid function name; function: nosuch")
+
+    def test_update_errors(self):
+        self.upd("SET a = :v SET b = :v", {":v": {"S": "x"}},
+                 message='Invalid UpdateExpression: The "SET" section can '
+                 'only be used once in an update expression;')
+        self.upd("SET a = list_append(:v)", {":v": {"L": []}},
+                 message="Invalid UpdateExpression: Incorrect number of "
+                 "operands for operator or function; operator or function: "
+                 "list_append, number of operands: 1")
+        self.upd("SET a = nothere + :one", {":one": {"N": "1"}},
+                 message="The provided expression refers to an attribute "
+                 "that does not exist in the item")
+        self.upd("SET a = if_not_exists(:v, n)", {":v": {"N": "1"}},
+                 message="Invalid UpdateExpression: Operator or function "
+                 "requires a document path; operator or function: "
+                 "if_not_exists")
 
 
 if __name__ == "__main__":

@@ -64,9 +64,10 @@ class PutGetDeleteTest(ItemCase):
         r = self.put({"pk": S("rv_new")}, ReturnValues="ALL_OLD")
         self.assertNotIn("Attributes", r)       # nothing was replaced
 
+    @dynalite_differs("has an older wording")
     def test_put_return_values_invalid(self):
         self.assertValidation(self.put,
-                              "ReturnValues can only be ALL_OLD or NONE",
+                              "Return values set to invalid value",
                               item={"pk": S("x")}, ReturnValues="ALL_NEW")
 
     def test_put_replaces_whole_item(self):
@@ -89,7 +90,7 @@ class PutGetDeleteTest(ItemCase):
     @dynalite_differs("accepts any ReturnValues on DeleteItem")
     def test_delete_return_values_invalid(self):
         self.assertValidation(self.c.delete_item,
-                              "ReturnValues can only be ALL_OLD or NONE",
+                              "Return values set to invalid value",
                               TableName=self.t, Key={"pk": S("x")},
                               ReturnValues="UPDATED_NEW")
 
@@ -115,6 +116,13 @@ class PutGetDeleteTest(ItemCase):
                                 "l": {"L": [S("l1")]}})
         item = self.get("proj", ProjectionExpression="nothere")
         self.assertEqual(item, {})
+
+    def test_projection_overlap(self):
+        self.assertValidation(
+            self.get, "Invalid ProjectionExpression: Two document paths "
+            "overlap with each other; must remove or rewrite one of these "
+            "paths; path one: [m], path two: [m, x]",
+            pk="proj", ProjectionExpression="m, m.x")
 
     def test_projection_reserved_word(self):
         self.put({"pk": S("projr"), "name": S("n")})
@@ -369,6 +377,14 @@ class UpdateTest(ItemCase):
             self.update, "An operand in the update expression has an "
             "incorrect data type", pk="u9", expr="ADD s :one",
             values={":one": N("1")})
+
+    def test_list_append_wrong_type(self):
+        self.put({"pk": S("u12"), "s": S("str")})
+        # The operand's type is known only from the stored item.
+        self.assertValidation(
+            self.update, "An operand in the update expression has an "
+            "incorrect data type", pk="u12", expr="SET l = list_append(s, :l)",
+            values={":l": {"L": [N("1")]}})
 
     def test_overlapping_paths(self):
         self.assertValidation(

@@ -84,7 +84,8 @@ class LegacyTest(E2ECase):
                                      "opt": {"Exists": True,
                                              "Value": {"N": "0"}}},
                            ConditionalOperator="OR")
-        with self.assertRaises(self.c.exceptions.ConditionalCheckFailedException):
+        ccf = self.c.exceptions.ConditionalCheckFailedException
+        with self.assertRaises(ccf):
             self.c.delete_item(TableName=self.t, Key=key,
                                Expected={"tag": {"Value": {"S": "nope"}},
                                          "opt": {"Exists": True,

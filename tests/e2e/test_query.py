@@ -131,7 +131,8 @@ class QueryTest(E2ECase):
         # MaxItems trims client-side and hands back a resume token.
         res = pag.paginate(TableName=self.tp, KeyConditionExpression="pk = :p",
                            ExpressionAttributeValues={":p": {"S": "p"}},
-                           PaginationConfig={"MaxItems": 7}).build_full_result()
+                           PaginationConfig={"MaxItems": 7})
+        res = res.build_full_result()
         self.assertEqual(len(res["Items"]), 7)
         self.assertIn("NextToken", res)
 
@@ -182,12 +183,62 @@ class QueryTest(E2ECase):
             "reserved keyword; reserved keyword: name", table=self.tn,
             cond="pk = :p AND name = :v", values={":v": {"N": "1"}})
 
+    def test_missing_index(self):
+        self.assertValidation(
+            self.q, "The table does not have the specified index: nosuch",
+            table=self.tn, cond="pk = :p", values={}, IndexName="nosuch")
+
     def test_filter_on_key_rejected(self):
         self.assertValidation(
             self.q, "Filter Expression can only contain non-primary key "
             "attributes: Primary key attribute: sk", table=self.tn,
             cond="pk = :p", values={":v": {"N": "1"}},
             FilterExpression="sk = :v")
+
+
+class OneMegabyteTest(E2ECase):
+    """A Query or Scan page stops after 1 MB of items read."""
+    ITEMS = 30
+    SIZE = 100 * 1024
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"), range_key=("sk", "N"))
+        for i in range(cls.ITEMS):
+            cls.c.put_item(TableName=cls.t, Item={
+                "pk": {"S": "big"}, "sk": {"N": str(i)},
+                "d": {"S": "x" * cls.SIZE}})
+
+    def check_pages(self, call):
+        counts, start = [], None
+        while True:
+            kw = {"ExclusiveStartKey": start} if start else {}
+            r = call(**kw)
+            counts.append(r["Count"])
+            start = r.get("LastEvaluatedKey")
+            if not start:
+                break
+            self.assertLess(len(counts), 20)
+        # About 10 items of 100 KB fit in 1 MB.
+        self.assertTrue(9 <= counts[0] <= 11, counts)
+        self.assertEqual(sum(counts), self.ITEMS)
+
+    def test_query_pages_at_1mb(self):
+        self.check_pages(lambda **kw: self.c.query(
+            TableName=self.t, KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": {"S": "big"}}, **kw))
+
+    def test_scan_pages_at_1mb(self):
+        self.check_pages(lambda **kw: self.c.scan(TableName=self.t, **kw))
+
+    def test_count_also_pages(self):
+        # Select COUNT returns no items, but still reads at most 1 MB.
+        r = self.c.query(TableName=self.t, KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": {"S": "big"}},
+                         Select="COUNT")
+        self.assertIn("LastEvaluatedKey", r)
+        self.assertTrue(9 <= r["Count"] <= 11, r["Count"])
 
 
 class ScanTest(E2ECase):

@@ -90,7 +90,8 @@ class ResourceTest(E2ECase):
     def test_conditional_put_resource(self):
         self.table.put_item(Item={"pk": "c", "sk": 0})
         client = self.table.meta.client
-        with self.assertRaises(client.exceptions.ConditionalCheckFailedException):
+        ccf = client.exceptions.ConditionalCheckFailedException
+        with self.assertRaises(ccf):
             self.table.put_item(Item={"pk": "c", "sk": 0},
                                 ConditionExpression=Attr("pk").not_exists())
 

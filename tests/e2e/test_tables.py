@@ -8,8 +8,8 @@ import time
 import unittest
 
 from e2e_common import (ACCOUNT, BOTOCORE_VERSION, ENDPOINT, ON_DYNALITE,
-                        REGION, E2ECase, create_table, delete_table_quietly,
-                        has_param, unique_name, wait_active)
+                        REGION, E2ECase, create_table, has_param,
+                        unique_name, wait_active)
 
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
                      r"[0-9a-f]{12}$")
@@ -56,7 +56,9 @@ class CreateDescribeTest(E2ECase):
         self.assertEqual(pt["ReadCapacityUnits"], 0)
         self.assertEqual(pt["WriteCapacityUnits"], 0)
         self.assertEqual(pt["NumberOfDecreasesToday"], 0)
-        if not ON_DYNALITE:     # dynalite predates deletion protection
+        # dynalite predates deletion protection; old botocore drops it.
+        if not ON_DYNALITE and has_param(self.c, "CreateTable",
+                                         "DeletionProtectionEnabled"):
             self.assertIs(t["DeletionProtectionEnabled"], False)
 
     def test_create_provisioned_hash_range(self):
@@ -137,6 +139,41 @@ class CreateDescribeTest(E2ECase):
                                    "AttributeType": "S"}],
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
 
+    def test_create_key_not_in_definitions(self):
+        self.assertValidation(
+            self.c.create_table,
+            "One or more parameter values were invalid: Some index key "
+            "attributes are not defined in AttributeDefinitions. Keys: [pk], "
+            "AttributeDefinitions: [other]",
+            TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "other",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+
+    def test_create_extra_definition(self):
+        self.assertValidation(
+            self.c.create_table,
+            "One or more parameter values were invalid: Number of attributes "
+            "in KeySchema does not exactly match number of attributes defined "
+            "in AttributeDefinitions",
+            TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"},
+                                  {"AttributeName": "extra",
+                                   "AttributeType": "N"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+
+    def test_create_two_hash_keys(self):
+        self.assertValidation(
+            self.c.create_table,
+            TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "a",
+                                   "AttributeType": "S"},
+                                  {"AttributeName": "b",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "a", "KeyType": "HASH"},
+                       {"AttributeName": "b", "KeyType": "HASH"}])
+
     def test_table_name_too_long(self):
         # botocore 1.43 allows up to 1024 characters (ARNs); the server
         # must still reject a 300-character plain name.
@@ -210,6 +247,33 @@ class UpdateDeleteTest(E2ECase):
         pt = t["ProvisionedThroughput"]
         self.assertEqual((pt["ReadCapacityUnits"], pt["WriteCapacityUnits"]),
                          (10, 4))
+
+    def test_update_same_throughput(self):
+        name = self.make_table(on_demand=False, rcu=3, wcu=2)
+        self.assertValidation(
+            self.c.update_table,
+            "The provisioned throughput for the table will not change. The "
+            "requested value equals the current value. Current "
+            "ReadCapacityUnits provisioned for the table: 3. Requested "
+            "ReadCapacityUnits: 3. Current WriteCapacityUnits provisioned "
+            "for the table: 2. Requested WriteCapacityUnits: 2. Refer to the "
+            "Amazon DynamoDB Developer Guide for current limits and how to "
+            "request higher limits.", TableName=name,
+            ProvisionedThroughput={"ReadCapacityUnits": 3,
+                                   "WriteCapacityUnits": 2})
+
+    def test_create_on_demand_with_throughput(self):
+        self.assertValidation(
+            self.c.create_table,
+            "One or more parameter values were invalid: Neither "
+            "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+            "BillingMode is PAY_PER_REQUEST",
+            TableName=unique_name(), BillingMode="PAY_PER_REQUEST",
+            ProvisionedThroughput={"ReadCapacityUnits": 1,
+                                   "WriteCapacityUnits": 1},
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
 
     def test_update_billing_mode(self):
         name = self.make_table(on_demand=False, rcu=2, wcu=2)

@@ -87,6 +87,14 @@ static const struct {
     { "{\"S\": null}", V, EMPTY },
     { "{\"S\": \"a\", \"N\": \"1\"}", V, MULTI },
     { "{\"S\": \"a\", \"N\": \"b\"}", V, NAN_MSG ": b" },
+    { "{\"N\": \"b\", \"S\": \"a\"}", V, NAN_MSG ": b" },
+    { "{\"NULL\": false, \"SS\": []}", V,
+      INV "An string set  may not be empty" },
+    { "{\"SS\": [\"a\", null]}", V,
+      INV "An string set may not have a null string as a member" },
+    { "{\"BS\": [\"YQ==\", null]}", V,
+      "The supplied Item contains a null AttributeValue" },
+    { "{\"NS\": [\"1\", null]}", V, NAN_MSG },
     { "{\"N\": \"\"}", V, NAN_MSG },
     { "{\"N\": \"b\"}", V, NAN_MSG ": b" },
     { "{\"N\": \"1e126\"}", V, "Number overflow. Attempting to store a number "
@@ -215,6 +223,38 @@ START_TEST(test_item_validate_nesting)
                      "Attributes in the item have nested levels beyond "
                      "supported limit");
     json_decref(item);
+    /* A container at level 32 is too deep even when empty. */
+    v = json_pack("{s:{}}", "M");
+    {
+        int i;
+
+        for (i = 0; i < 31; i++)
+            v = json_pack("{s:{s:o}}", "M", "n", v);
+    }
+    ck_assert_int_eq(av_validate(v, 0, &err), -1);
+    ck_assert_int_eq(err.type, DDB_VALIDATION);
+    json_decref(v);
+    v = json_pack("{s:{}}", "M");
+    {
+        int i;
+
+        for (i = 0; i < 30; i++)
+            v = json_pack("{s:{s:o}}", "M", "n", v);
+    }
+    ck_assert_int_eq(av_validate(v, 0, &err), 0);
+    json_decref(v);
+    /* A JSON type error below the limit is still a SerializationException:
+     * the whole request is deserialized before nesting is checked. */
+    v = json_pack("{s:i}", "S", 5);
+    {
+        int i;
+
+        for (i = 0; i < 40; i++)
+            v = json_pack("{s:[o]}", "L", v);
+    }
+    ck_assert_int_eq(av_validate(v, 0, &err), -1);
+    ck_assert_int_eq(err.type, DDB_SERIALIZATION);
+    json_decref(v);
     /* Very deep input neither crashes nor passes. */
     v = deep_map(1000);
     ck_assert_int_eq(av_validate(v, 0, &err), -1);
@@ -380,6 +420,29 @@ START_TEST(test_item_compare)
     ck_assert_int_eq(c < 0 ? -1 : c > 0, -cmp_cases[_i].want);
     json_decref(a);
     json_decref(b);
+}
+END_TEST
+
+START_TEST(test_item_equal_large_sets)
+{
+    enum { N = 20000 };
+    json_t *a = json_array(), *b = json_array(), *x, *y;
+    char buf[32];
+    int i;
+
+    for (i = 0; i < N; i++) {
+        snprintf(buf, sizeof(buf), "%d.0", i);
+        json_array_append_new(a, json_string(buf));
+        snprintf(buf, sizeof(buf), "%d", N - 1 - i);
+        json_array_append_new(b, json_string(buf));
+    }
+    x = json_pack("{s:o}", "NS", a);
+    y = json_pack("{s:o}", "NS", b);
+    ck_assert(av_equal(x, y));          /* fast: sorted, not N^2 */
+    json_array_set_new(b, 0, json_string("-1"));
+    ck_assert(!av_equal(x, y));
+    json_decref(x);
+    json_decref(y);
 }
 END_TEST
 
@@ -674,6 +737,7 @@ item_suite(void)
                         sizeof(eq_cases) / sizeof(eq_cases[0]));
     tcase_add_loop_test(tc, test_item_compare, 0,
                         sizeof(cmp_cases) / sizeof(cmp_cases[0]));
+    tcase_add_test(tc, test_item_equal_large_sets);
     tcase_add_test(tc, test_item_type);
     suite_add_tcase(s, tc);
 

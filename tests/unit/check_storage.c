@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "storage/storage.h"
+#include "storage/storage_int.h"         /* stable_split */
 
 static char tmpdir[64];
 static struct storage *st;
@@ -342,6 +343,57 @@ START_TEST(test_storage_in_memory)
 }
 END_TEST
 
+/* stable_desc copies, stable_desc_ref shares an object that a later
+ * stable_set_desc does not modify. */
+START_TEST(test_storage_desc)
+{
+    struct ddb_err err;
+    struct stable *t;
+    json_t *d1 = json_pack("{si}", "v", 1), *d2 = json_pack("{si}", "v", 2);
+    json_t *ref, *ref2, *copy;
+
+    ddb_err_init(&err);
+    st = storage_open(NULL, &err);
+    ck_assert_int_eq(storage_table_create(st, "T", d1, 1, &err), 0);
+    t = storage_table_get(st, "T");
+    copy = stable_desc(t);
+    ref = stable_desc_ref(t);
+    ck_assert(json_equal(copy, d1));
+    ck_assert(json_equal(ref, d1));
+    ck_assert_ptr_ne(copy, ref);
+    json_object_set_new(copy, "v", json_integer(9));    /* ours to change */
+    ck_assert_int_eq(stable_set_desc(t, d2, &err), 0);
+    ck_assert(json_equal(ref, d1));                     /* unchanged */
+    ref2 = stable_desc_ref(t);
+    ck_assert(json_equal(ref2, d2));
+    json_decref(ref);
+    json_decref(ref2);
+    json_decref(copy);
+    json_decref(d1);
+    json_decref(d2);
+    stable_release(t);
+}
+END_TEST
+
+/* One store per data directory. */
+START_TEST(test_storage_dir_locked)
+{
+    struct ddb_err err;
+    struct storage *s2;
+
+    ddb_err_init(&err);
+    st = storage_open(tmpdir, &err);
+    ck_assert_ptr_nonnull(st);
+    s2 = storage_open(tmpdir, &err);
+    ck_assert_ptr_null(s2);
+    ck_assert_int_eq(err.type, DDB_INTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "in use"));
+    storage_close(st);
+    st = storage_open(tmpdir, &err);                /* free again */
+    ck_assert_ptr_nonnull(st);
+}
+END_TEST
+
 START_TEST(test_storage_create_duplicate)
 {
     struct ddb_err err;
@@ -430,11 +482,14 @@ START_TEST(test_storage_sweeps_orphans)
     snprintf(path, sizeof(path), "%s/deadbeefdeadbeef/x.db", tables);
     f = fopen(path, "w");
     fclose(f);
-    ck_assert_int_eq(count_dir(tables), 2);
+    snprintf(path, sizeof(path), "%s/notes", tables);   /* not ours */
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(count_dir(tables), 3);
 
     st = storage_open(tmpdir, &err);
     ck_assert_ptr_nonnull(st);
-    ck_assert_int_eq(count_dir(tables), 1);
+    ck_assert_int_eq(count_dir(tables), 2);
+    ck_assert_int_eq(access(path, F_OK), 0);
     t = storage_table_get(st, "T");
     ck_assert_int_eq(get_n(t, "k", NULL), 1);
     stable_release(t);
@@ -673,6 +728,34 @@ START_TEST(test_storage_query_ranges)
 }
 END_TEST
 
+/* Items written with item_codec's key_set() are found by stable_query(),
+ * which hashes the partition key itself. */
+START_TEST(test_storage_query_key_set_compat)
+{
+    struct ddb_err err;
+    struct item_key k;
+    struct stable *t;
+    struct collect *c = collect_new(0);
+    json_t *item = mk_item("user#1", "a", 1);
+
+    ddb_err_init(&err);
+    st = storage_open(NULL, &err);
+    ck_assert_int_eq(storage_table_create(st, "T", NULL, 8, &err), 0);
+    t = storage_table_get(st, "T");
+    key_set(&k, (const uint8_t *)"user#1", 6, (const uint8_t *)"a", 1);
+    ck_assert_uint_eq(stable_part_of(t, k.hash),
+                      (unsigned)(key_hash64(k.hash) >> 61));
+    ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
+    ck_assert_int_eq(stable_query(t, B("user#1"), NULL, true, NULL, 0,
+                                  collect_fn, c, &err), 0);
+    ck_assert_int_eq(c->count, 1);
+    ck_assert_str_eq(c->keys[0], "user#1/a");
+    free(c);
+    json_decref(item);
+    stable_release(t);
+}
+END_TEST
+
 /* begins_with on binary sort keys around 0xFF. */
 START_TEST(test_storage_query_prefix_ff)
 {
@@ -782,7 +865,7 @@ order_fn(void *arg, const struct item_key *k, const json_t *item,
 
     (void)item;
     (void)err;
-    ck_assert_uint_eq(size, 10);
+    ck_assert(size == 10 || size == 12);
     ck_assert(top64(k->hash) >= o->lo && top64(k->hash) <= o->hi);
     if (o->have) {
         ck_assert_int_lt(key_cmp(&o->prev, k), 0);
@@ -1041,6 +1124,322 @@ START_TEST(test_storage_survives_kill9)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * Stats
+ * ---------------------------------------------------------------------- */
+
+/* Counts kept by mutate agree with a fresh SQL count after reopen. */
+START_TEST(test_storage_stats)
+{
+    struct ddb_err err;
+    struct stable *t;
+    struct item_key k;
+    uint64_t count, bytes, c2, b2;
+    char pk[16];
+
+    ddb_err_init(&err);
+    st = storage_open(tmpdir, &err);
+    ck_assert_int_eq(storage_table_create(st, "T", NULL, 3, &err), 0);
+    t = storage_table_get(st, "T");
+    ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
+    ck_assert_uint_eq(count, 0);
+    ck_assert_uint_eq(bytes, 0);
+    for (int i = 0; i < 50; i++) {
+        snprintf(pk, sizeof(pk), "s%d", i);
+        put(t, pk, NULL, i);                        /* size 10 */
+        if (i % 2) {                                /* replace: size 12 */
+            mk_skey(&k, pk, NULL);
+            ck_assert_int_eq(stable_mutate(t, &k, incr_fn, pk, &err), 0);
+        }
+        if (i % 5 == 0) {
+            mk_skey(&k, pk, NULL);
+            ck_assert_int_eq(stable_mutate(t, &k, del_fn, NULL, &err), 0);
+        }
+    }
+    /* 50 - 10 deleted = 40 rows; odd ones (25, of which 5 deleted) are 12 */
+    ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
+    ck_assert_uint_eq(count, 40);
+    ck_assert_uint_eq(bytes, 20 * 12 + 20 * 10);
+    stable_release(t);
+    storage_close(st);
+    st = storage_open(tmpdir, &err);
+    t = storage_table_get(st, "T");
+    ck_assert_int_eq(stable_stats(t, &c2, &b2, &err), 0);
+    ck_assert_uint_eq(c2, count);
+    ck_assert_uint_eq(b2, bytes);
+    stable_release(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Splits
+ * ---------------------------------------------------------------------- */
+
+static int
+count_db_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+
+        if (l > 3 && strcmp(e->d_name + l - 3, ".db") == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void
+table_dir(char *out, size_t len)
+{
+    char tables[100];
+    DIR *d;
+    struct dirent *e;
+
+    snprintf(tables, sizeof(tables), "%s/tables", tmpdir);
+    d = opendir(tables);
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            snprintf(out, len, "%s/%.64s", tables, e->d_name);
+    closedir(d);
+}
+
+START_TEST(test_storage_split)
+{
+    struct stable *t = scan_table(2, 300);          /* 330 rows */
+    struct ddb_err err;
+    struct order *o = calloc(1, sizeof(*o));
+    uint64_t count, bytes;
+    char dir[256], pk[16];
+
+    ddb_err_init(&err);
+    table_dir(dir, sizeof(dir));
+    ck_assert_int_eq(count_db_files(dir), 2);
+    ck_assert_int_eq(stable_split(t, 0, &err), 0);
+    ck_assert_uint_eq(stable_nparts(t), 3);
+    ck_assert_uint_eq(stable_part_start(t, 0), 0);
+    ck_assert_uint_eq(stable_part_start(t, 1), UINT64_C(1) << 62);
+    ck_assert_uint_eq(stable_part_start(t, 2), UINT64_C(1) << 63);
+    ck_assert_int_eq(count_db_files(dir), 3);
+    ck_assert_int_eq(stable_split(t, 2, &err), 0);  /* last one */
+    ck_assert_uint_eq(stable_nparts(t), 4);
+    ck_assert_uint_eq(stable_part_start(t, 3), UINT64_C(3) << 62);
+    ck_assert_int_eq(stable_split(t, 9, &err), -1);
+    ddb_err_clear(&err);
+
+    ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
+    ck_assert_uint_eq(count, 330);
+    ck_assert_uint_eq(bytes, 3300);
+    {
+        uint64_t sum = 0, c, b;
+
+        for (unsigned i = 0; i < 4; i++) {
+            ck_assert_int_eq(stable_part_stats(t, i, &c, &b, &err), 0);
+            ck_assert_uint_eq(b, 10 * c);
+            sum += c;
+        }
+        ck_assert_uint_eq(sum, 330);
+        ck_assert_int_eq(stable_part_stats(t, 4, &c, &b, &err), -1);
+        ddb_err_clear(&err);
+    }
+    o->t = t;
+    o->hi = UINT64_MAX;
+    ck_assert_int_eq(stable_scan(t, 0, UINT64_MAX, NULL, order_fn, o, &err),
+                     0);
+    ck_assert_int_eq(o->count, 330);
+    for (int i = 0; i < 300; i++) {
+        snprintf(pk, sizeof(pk), "pk%d", i);
+        ck_assert_int_eq(get_n(t, pk, "a"), i);
+    }
+    stable_release(t);
+
+    /* reopen: the new layout and every row */
+    storage_close(st);
+    st = storage_open(tmpdir, &err);
+    ck_assert_ptr_nonnull(st);
+    t = storage_table_get(st, "S");
+    ck_assert_uint_eq(stable_nparts(t), 4);
+    for (unsigned i = 0; i < 4; i++)
+        ck_assert_uint_eq(stable_part_start(t, i), (uint64_t)i << 62);
+    for (int i = 0; i < 300; i++) {
+        snprintf(pk, sizeof(pk), "pk%d", i);
+        ck_assert_int_eq(get_n(t, pk, "a"), i);
+    }
+    ck_assert_int_eq(count_db_files(dir), 4);
+    stable_release(t);
+    free(o);
+}
+END_TEST
+
+START_TEST(test_storage_split_in_memory)
+{
+    struct ddb_err err;
+    struct stable *t;
+    char pk[16];
+
+    ddb_err_init(&err);
+    st = storage_open(NULL, &err);
+    ck_assert_int_eq(storage_table_create(st, "M", NULL, 1, &err), 0);
+    t = storage_table_get(st, "M");
+    for (int i = 0; i < 100; i++) {
+        snprintf(pk, sizeof(pk), "m%d", i);
+        put(t, pk, NULL, i);
+    }
+    for (int r = 0; r < 5; r++)
+        ck_assert_int_eq(stable_split(t, 0, &err), 0);
+    ck_assert_uint_eq(stable_nparts(t), 6);
+    ck_assert_uint_eq(stable_part_start(t, 1), UINT64_C(1) << 59);
+    for (int i = 0; i < 100; i++) {
+        snprintf(pk, sizeof(pk), "m%d", i);
+        ck_assert_int_eq(get_n(t, pk, NULL), i);
+    }
+    stable_release(t);
+}
+END_TEST
+
+/* Writers, readers and scanners keep going while partitions split under
+ * them: no write is lost, no scan sees a row twice. */
+struct split_ctx {
+    struct stable *t;
+    int id;
+    atomic_bool stop;
+};
+
+static void *
+split_writer(void *arg)
+{
+    struct worker *w = arg;
+    char own[16];
+
+    snprintf(own, sizeof(own), "own%d", w->id);
+    for (int i = 0; i < 400; i++) {
+        struct item_key k;
+        struct ddb_err err;
+        const char *pk = (i % 2) ? own : "shared";
+
+        ddb_err_init(&err);
+        mk_skey(&k, pk, NULL);
+        if (stable_mutate(w->t, &k, incr_fn, (void *)pk, &err) != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void *
+split_scanner(void *arg)
+{
+    struct split_ctx *c = arg;
+
+    while (!atomic_load(&c->stop)) {
+        struct order o;
+        struct ddb_err err;
+
+        memset(&o, 0, sizeof(o));
+        o.t = c->t;
+        o.hi = UINT64_MAX;
+        if (stable_scan(c->t, 0, UINT64_MAX, NULL, order_fn, &o, &err) != 0)
+            return (void *)1;
+        if (o.count < 100)              /* the 100 fixed rows at least */
+            return (void *)2;
+    }
+    return NULL;
+}
+
+START_TEST(test_storage_split_concurrent)
+{
+    struct ddb_err err;
+    struct stable *t;
+    pthread_t th[4], sc;
+    struct worker w[4];
+    struct split_ctx c;
+    char pk[16];
+
+    ddb_err_init(&err);
+    st = storage_open(_i ? NULL : tmpdir, &err);
+    ck_assert_int_eq(storage_table_create(st, "C", NULL, 1, &err), 0);
+    t = storage_table_get(st, "C");
+    for (int i = 0; i < 100; i++) {
+        snprintf(pk, sizeof(pk), "fixed%d", i);
+        put(t, pk, "x", i);
+    }
+    c.t = t;
+    atomic_init(&c.stop, false);
+    pthread_create(&sc, NULL, split_scanner, &c);
+    for (int i = 0; i < 4; i++) {
+        w[i].t = t;
+        w[i].id = i;
+        pthread_create(&th[i], NULL, split_writer, &w[i]);
+    }
+    for (int r = 0; r < 12; r++) {
+        ck_assert_int_eq(stable_split(t, (unsigned)r % stable_nparts(t),
+                                      &err), 0);
+        usleep(1000);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *res;
+
+        pthread_join(th[i], &res);
+        ck_assert_ptr_null(res);
+    }
+    atomic_store(&c.stop, true);
+    {
+        void *res;
+
+        pthread_join(sc, &res);
+        ck_assert_ptr_null(res);
+    }
+    ck_assert_uint_eq(stable_nparts(t), 13);
+    ck_assert_int_eq(get_n(t, "shared", NULL), 4 * 200);
+    for (int i = 0; i < 4; i++) {
+        snprintf(pk, sizeof(pk), "own%d", i);
+        ck_assert_int_eq(get_n(t, pk, NULL), 200);
+    }
+    for (int i = 0; i < 100; i++) {
+        snprintf(pk, sizeof(pk), "fixed%d", i);
+        ck_assert_int_eq(get_n(t, pk, "x"), i);
+    }
+    stable_release(t);
+}
+END_TEST
+
+/* A partition file the catalog does not list (a split cut short) is
+ * removed at open; the live ones stay. */
+START_TEST(test_storage_sweeps_stray_partition)
+{
+    struct ddb_err err;
+    struct stable *t;
+    char dir[256], path[300];
+    FILE *f;
+
+    ddb_err_init(&err);
+    st = storage_open(tmpdir, &err);
+    ck_assert_int_eq(storage_table_create(st, "T", NULL, 2, &err), 0);
+    t = storage_table_get(st, "T");
+    put(t, "k", NULL, 3);
+    stable_release(t);
+    storage_close(st);
+    table_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/0123456789abcdef.db", dir);
+    f = fopen(path, "w");
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/0123456789abcdef.db-wal", dir);
+    f = fopen(path, "w");
+    fclose(f);
+    st = storage_open(tmpdir, &err);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_int_eq(count_db_files(dir), 2);
+    ck_assert_int_ne(access(path, F_OK), 0);        /* stray -wal gone */
+    t = storage_table_get(st, "T");
+    ck_assert_int_eq(get_n(t, "k", NULL), 3);
+    stable_release(t);
+}
+END_TEST
+
 static Suite *
 storage_suite(void)
 {
@@ -1054,6 +1453,8 @@ storage_suite(void)
     tcase_add_test(tc, test_storage_create_duplicate);
     tcase_add_test(tc, test_storage_delete_with_handle);
     tcase_add_test(tc, test_storage_sweeps_orphans);
+    tcase_add_test(tc, test_storage_dir_locked);
+    tcase_add_test(tc, test_storage_desc);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("mutate");
@@ -1066,6 +1467,7 @@ storage_suite(void)
     tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
     tcase_add_test(tc, test_storage_query_ranges);
     tcase_add_test(tc, test_storage_query_prefix_ff);
+    tcase_add_test(tc, test_storage_query_key_set_compat);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("scan");
@@ -1079,6 +1481,20 @@ storage_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_storage_concurrent_writers, 0, 2);
     tcase_add_test(tc, test_storage_concurrent_ddl);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("stats");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_test(tc, test_storage_stats);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("split");
+    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_storage_split);
+    tcase_add_test(tc, test_storage_split_in_memory);
+    tcase_add_loop_test(tc, test_storage_split_concurrent, 0, 2);
+    tcase_add_test(tc, test_storage_sweeps_stray_partition);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("durability");

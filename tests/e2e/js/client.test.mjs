@@ -139,3 +139,15 @@ test('ConditionalCheckFailedException without Item', async () => {
   assert.equal(e.message, 'The conditional request failed');
   assert.equal(e.Item, undefined);
 });
+
+test('raw UTF-8 is counted in bytes', async () => {
+  // JS sends raw UTF-8: 1000 x U+00E9 is 2000 bytes, so 2 write units.
+  const r = await client.send(new PutItemCommand({ TableName: table,
+    Item: { pk: { S: 'utf8' }, sk: { N: '0' }, d: { S: '\u00e9'.repeat(1000) } },
+    ReturnConsumedCapacity: 'TOTAL' }));
+  if (!ON_DYNALITE) assert.equal(r.ConsumedCapacity.CapacityUnits, 2);
+  assert.equal(r.ConsumedCapacity.TableName, table);
+  const g = await client.send(new GetItemCommand({ TableName: table,
+    Key: { pk: { S: 'utf8' }, sk: { N: '0' } }, ConsistentRead: true }));
+  assert.equal(g.Item.d.S, '\u00e9'.repeat(1000));
+});
