@@ -35,6 +35,8 @@ enum {
     F_MINVAL = 1 << 3,
     F_MAXVAL = 1 << 4,
     F_PATTERN = 1 << 5,                 /* [a-zA-Z0-9_.-]+ */
+    F_TABLENAME = 1 << 6,               /* a name (pattern, 3..255) or an
+                                           ARN (1..1024) */
 };
 
 struct vfield {
@@ -99,7 +101,7 @@ static const struct vfield blob_elem = { .name = "member", .type = T_BLOB };
 #define BOOL(n) { .name = n, .type = T_BOOL }
 
 #define TABLENAME { .name = "TableName", .type = T_STR, \
-                    .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, \
+                    .flags = F_NOTNULL | F_TABLENAME | F_MINLEN | F_MAXLEN, \
                     .minlen = 1, .maxlen = 1024 }
 #define INDEXNAME(fl) { .name = "IndexName", .type = T_STR, \
                         .flags = (fl) | F_PATTERN | F_MINLEN | F_MAXLEN, \
@@ -910,6 +912,20 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
     if (v == NULL || json_is_null(v)) {
         if (f->flags & F_NOTNULL)
             add_error(ve, NULL, path, "Member must not be null");
+        return;
+    }
+    /* TableName takes a table ARN as well as a name (service model: length
+     * 1..1024). A plain name still gets the classic checks, which DynamoDB
+     * reports as ValidationException (test_tables.py
+     * test_bad_table_name_pattern, test_table_name_too_long). */
+    if ((f->flags & F_TABLENAME) && json_is_string(v) &&
+        strncmp(json_string_value(v), "arn:", 4) != 0) {
+        static const struct vfield plain = {
+            .name = "TableName", .type = T_STR,
+            .flags = F_PATTERN | F_MINLEN | F_MAXLEN,
+            .minlen = 3, .maxlen = 255 };
+
+        check_field(&plain, v, path, ve);
         return;
     }
     if ((f->flags & F_PATTERN) && json_is_string(v) &&

@@ -62,6 +62,8 @@ dec_parse(const char *text, struct dec *d)
     int seen_digit = 0, seen_point = 0, eneg = 0, n = 0;
 
     memset(d, 0, sizeof(*d));
+    if (p == NULL)
+        return -1;
     if (*p == '+' || *p == '-') {
         d->neg = (*p == '-');
         p++;
@@ -241,7 +243,7 @@ num_cmp(const char *a, const char *b)
     int sa, sb, c;
 
     if (dec_parse(a, &da) != 0 || dec_parse(b, &db) != 0)
-        return strcmp(a, b);
+        return strcmp(a ? a : "", b ? b : "");
     sa = da.n == 0 ? 0 : da.neg ? -1 : 1;
     sb = db.n == 0 ? 0 : db.neg ? -1 : 1;
     if (sa != sb)
@@ -291,9 +293,11 @@ num_addsub(const char *a, const char *b, int negate_b, char *out,
     int rc = -1;
 
     if (dec_parse(a, &da) != 0)
-        return ddb_err_set(err, DDB_VALIDATION, "%s: %.3800s", MSG_NAN, a);
+        return ddb_err_set(err, DDB_VALIDATION, "%s: %.3800s", MSG_NAN,
+                           a ? a : "null");
     if (dec_parse(b, &db) != 0)
-        return ddb_err_set(err, DDB_VALIDATION, "%s: %.3800s", MSG_NAN, b);
+        return ddb_err_set(err, DDB_VALIDATION, "%s: %.3800s", MSG_NAN,
+                           b ? b : "null");
     if (dec_check(&da, err) != 0 || dec_check(&db, err) != 0)
         return -1;
     mpz_inits(za, zb, p, NULL);

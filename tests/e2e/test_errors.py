@@ -80,6 +80,12 @@ class ErrorsTest(E2ECase):
             UpdateExpression="SET status = :v",
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
+            self.c.update_item, "Invalid UpdateExpression: Attribute name is "
+            "a reserved keyword; reserved keyword: Status",
+            TableName=self.t, Key={"pk": {"S": "r"}},
+            UpdateExpression="SET Status = :v",
+            ExpressionAttributeValues={":v": {"S": "x"}})
+        self.assertValidation(
             self.c.put_item, "Invalid ConditionExpression: Attribute name is "
             "a reserved keyword; reserved keyword: data",
             TableName=self.t, Item={"pk": {"S": "r"}},

@@ -260,6 +260,29 @@ class UpdateTest(ItemCase):
                         ReturnValues="ALL_NEW")
         self.assertEqual(r["Attributes"], {"pk": S("u0"), "a": S("x")})
 
+    def test_update_if_absent_creates(self):
+        r = self.update("u_new", "SET a = :a", {":a": N("1")},
+                        ConditionExpression="attribute_not_exists(pk)",
+                        ReturnValues="ALL_OLD")
+        self.assertNotIn("Attributes", r)
+        self.assertEqual(self.get("u_new"), {"pk": S("u_new"), "a": N("1")})
+
+    def test_remove_everything_keeps_the_item(self):
+        self.put({"pk": S("u_rm"), "a": N("1")})
+        r = self.update("u_rm", "REMOVE a", ReturnValues="ALL_NEW")
+        self.assertEqual(r["Attributes"], {"pk": S("u_rm")})
+        self.assertEqual(self.get("u_rm"), {"pk": S("u_rm")})
+
+    @dynalite_differs("sends an empty Attributes map")
+    def test_updated_old_of_new_attribute(self):
+        self.put({"pk": S("u_uo")})
+        r = self.update("u_uo", "SET fresh = :v", {":v": S("x")},
+                        ReturnValues="UPDATED_OLD")
+        self.assertNotIn("Attributes", r)
+        r = self.update("u_uo", "SET fresh = :v", {":v": S("x")},
+                        ReturnValues="UPDATED_NEW")
+        self.assertEqual(r["Attributes"], {"fresh": S("x")})
+
     def test_every_return_value(self):
         base = {"pk": S("u1"), "a": N("1"), "b": S("keep")}
         cases = {

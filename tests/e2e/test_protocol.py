@@ -301,6 +301,25 @@ class ProtocolTest(unittest.TestCase):
         r2, _ = self.call("ListTables", {})
         self.assertNotEqual(r2.getheader("x-amzn-RequestId"), rid)
 
+    def test_default_boto3_client_never_retries(self):
+        # boto3's default (legacy) retry mode retries a wrong x-amz-crc32 10
+        # times (25 s) and then raises ChecksumError: a correct CRC and
+        # non-retryable errors mean RetryAttempts stays 0.
+        import boto3
+        c = boto3.client("dynamodb", endpoint_url=ENDPOINT,
+                         region_name=REGION)
+        r = c.describe_table(TableName=self.table)
+        self.assertEqual(r["ResponseMetadata"]["RetryAttempts"], 0)
+        r = c.get_item(TableName=self.table, Key={"pk": {"S": "zz"}})
+        self.assertEqual(r["ResponseMetadata"]["RetryAttempts"], 0)
+        from botocore.exceptions import ClientError
+        start = time.monotonic()
+        with self.assertRaises(ClientError) as cm:
+            c.get_item(TableName=self.table, Key={"bad": {"S": "a"}})
+        meta = cm.exception.response["ResponseMetadata"]
+        self.assertEqual(meta["RetryAttempts"], 0)
+        self.assertLess(time.monotonic() - start, 5)
+
     def test_describe_timestamps_are_numbers(self):
         r, data = self.call("DescribeTable", {"TableName": self.table})
         self.assertEqual(r.status, 200)

@@ -99,6 +99,15 @@ class QueryTest(E2ECase):
                    ExclusiveStartKey=r["LastEvaluatedKey"])
         self.assertEqual(self.sks(r), NUM_SKS[::-1][2:4])
 
+    def test_exclusive_start_key_between_items(self):
+        # The start key need not exist: the page resumes after it.
+        r = self.q(self.tn, "pk = :p", {}, ExclusiveStartKey={
+            "pk": {"S": "p"}, "sk": {"N": "1"}})
+        self.assertEqual(self.sks(r), ["2", "10", "100", "1000.25"])
+        r = self.q(self.tn, "pk = :p", {}, ScanIndexForward=False,
+                   ExclusiveStartKey={"pk": {"S": "p"}, "sk": {"N": "1"}})
+        self.assertEqual(self.sks(r), ["0", "-1.5", "-5"])
+
     def test_limit_pages(self):
         got, start, pages = [], None, 0
         while True:

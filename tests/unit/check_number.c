@@ -200,9 +200,15 @@ START_TEST(test_number_errors_null_err)
 {
     char out[NUM_TEXT_MAX];
 
-    /* err may be NULL. */
+    /* err may be NULL; NULL text is not a number, never a crash. */
     ck_assert_int_eq(num_canonical("x", out, NULL), -1);
     ck_assert_int_eq(num_canonical("1e200", out, NULL), -1);
+    ck_assert_int_eq(num_canonical(NULL, out, NULL), -1);
+    ck_assert_int_eq(num_add(NULL, "1", out, NULL), -1);
+    ck_assert_int_eq(num_sub("1", NULL, out, NULL), -1);
+    ck_assert_int_ne(num_cmp(NULL, "1"), 0);
+    ck_assert_uint_eq(num_size(NULL), 1);
+    ck_assert_uint_eq(num_sortkey(NULL, (uint8_t *)out), 1);
 }
 END_TEST
 

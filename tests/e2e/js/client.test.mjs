@@ -151,3 +151,23 @@ test('raw UTF-8 is counted in bytes', async () => {
     Key: { pk: { S: 'utf8' }, sk: { N: '0' } }, ConsistentRead: true }));
   assert.equal(g.Item.d.S, '\u00e9'.repeat(1000));
 });
+
+test('default retry settings: errors are answered once, no clock skew', async () => {
+  // A Date header 4+ minutes off makes the SDK retry even validation
+  // errors (wire-protocol.md section 3); a correct one keeps attempts at 1.
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const dflt = new DynamoDBClient({ endpoint: ENDPOINT, region: REGION });
+  try {
+    const e = await catchError(() => dflt.send(new GetItemCommand({
+      TableName: table, Key: { bad: { S: 'a' } } })));
+    assert.equal(e.name, 'ValidationException');
+    assert.equal(e.$metadata.attempts, 1);
+    const ok = await dflt.send(new GetItemCommand({ TableName: table,
+      Key: { pk: { S: 'none' }, sk: { N: '0' } } }));
+    assert.equal(ok.$metadata.attempts, 1);
+    assert.equal(ok.$metadata.httpStatusCode, 200);
+    if (ENDPOINT) assert.ok(ok.$metadata.requestId, 'x-amzn-RequestId missing');
+  } finally {
+    dflt.destroy();
+  }
+});
