@@ -915,10 +915,11 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
         return;
     }
     /* TableName takes a table ARN as well as a name (service model: length
-     * 1..1024). A plain name still gets the classic checks, which DynamoDB
+     * 1..1024, checked first). A plain name then gets the classic checks, which DynamoDB
      * reports as ValidationException (test_tables.py
      * test_bad_table_name_pattern, test_table_name_too_long). */
     if ((f->flags & F_TABLENAME) && json_is_string(v) &&
+        value_len(v) >= f->minlen && value_len(v) <= f->maxlen &&
         strncmp(json_string_value(v), "arn:", 4) != 0) {
         static const struct vfield plain = {
             .name = "TableName", .type = T_STR,

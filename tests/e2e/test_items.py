@@ -139,6 +139,15 @@ class PutGetDeleteTest(ItemCase):
 
 class ConditionTest(ItemCase):
 
+    def test_delete_with_passing_condition(self):
+        self.put({"pk": S("c0"), "v": N("1")})
+        r = self.c.delete_item(TableName=self.t, Key={"pk": S("c0")},
+                               ConditionExpression="v = :one",
+                               ExpressionAttributeValues={":one": N("1")},
+                               ReturnValues="ALL_OLD")
+        self.assertEqual(r["Attributes"], {"pk": S("c0"), "v": N("1")})
+        self.assertIsNone(self.get("c0"))
+
     def test_put_if_not_exists(self):
         self.put({"pk": S("c1"), "v": N("1")},
                  ConditionExpression="attribute_not_exists(pk)")
@@ -393,6 +402,13 @@ class UpdateTest(ItemCase):
             self.update, "One or more parameter values were invalid: Cannot "
             "update attribute pk. This attribute is part of the key",
             pk="u8", expr="SET pk = :v", values={":v": S("x")})
+
+    def test_remove_key_attribute_rejected(self):
+        self.put({"pk": S("u8r")})
+        self.assertValidation(
+            self.update, "One or more parameter values were invalid: Cannot "
+            "update attribute pk. This attribute is part of the key",
+            pk="u8r", expr="REMOVE pk")
 
     def test_add_wrong_type(self):
         self.put({"pk": S("u9"), "s": S("str")})

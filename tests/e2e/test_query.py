@@ -99,6 +99,22 @@ class QueryTest(E2ECase):
                    ExclusiveStartKey=r["LastEvaluatedKey"])
         self.assertEqual(self.sks(r), NUM_SKS[::-1][2:4])
 
+    def test_projection_keeps_full_last_evaluated_key(self):
+        r = self.q(self.tn, "pk = :p", {}, Limit=2, ProjectionExpression="i")
+        self.assertEqual(r["Items"], [{"i": {"N": "0"}}, {"i": {"N": "1"}}])
+        self.assertEqual(r["LastEvaluatedKey"], {"pk": {"S": "p"},
+                                                 "sk": {"N": "-1.5"}})
+
+    def test_names_in_key_condition(self):
+        r = self.c.query(TableName=self.tn,
+                         KeyConditionExpression="#p = :p AND #s BETWEEN "
+                                                ":a AND :b",
+                         ExpressionAttributeNames={"#p": "pk", "#s": "sk"},
+                         ExpressionAttributeValues={":p": {"S": "p"},
+                                                    ":a": {"N": "0"},
+                                                    ":b": {"N": "2"}})
+        self.assertEqual(self.sks(r), ["0", "2"])
+
     def test_exclusive_start_key_between_items(self):
         # The start key need not exist: the page resumes after it.
         r = self.q(self.tn, "pk = :p", {}, ExclusiveStartKey={

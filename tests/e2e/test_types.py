@@ -68,6 +68,21 @@ class TypesTest(E2ECase):
                               "size", key="big_bad",
                               attrs={"e": {"S": EMOJI * 103000}})
 
+    def test_number_hash_key_is_numeric(self):
+        t = self.make_table(hash_key=("id", "N"))
+        self.c.put_item(TableName=t, Item={"id": {"N": "100"},
+                                           "v": {"S": "a"}})
+        for spelling in ("1E+2", "100.000", "0100", "1e2"):
+            with self.subTest(spelling=spelling):
+                r = self.c.get_item(TableName=t, Key={"id": {"N": spelling}},
+                                    ConsistentRead=True)
+                self.assertEqual(r.get("Item"), {"id": {"N": "100"},
+                                                 "v": {"S": "a"}})
+        # Overwrite through another spelling: still one item.
+        self.c.put_item(TableName=t, Item={"id": {"N": "1E2"},
+                                           "v": {"S": "b"}})
+        self.assertEqual(self.c.scan(TableName=t)["Count"], 1)
+
     def test_binary_key(self):
         key = {"pk": {"B": b"\x00\xffkey"}}
         self.c.put_item(TableName=self.tb, Item=dict(key, v={"S": "x"}))

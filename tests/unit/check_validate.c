@@ -20,17 +20,17 @@ struct vcase {
 
 static const struct vcase vcases[] = {
     /* Valid requests pass; unknown members are ignored. */
-    { "GetItem", "{\"TableName\":\"t\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+    { "GetItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
                  "\"Bogus\":1}", DDB_OK, NULL },
     { "ListTables", "{}", DDB_OK, NULL },
     { "DescribeTable", "{\"TableName\":\"arn:aws:dynamodb:us-east-1:"
                        "000000000000:table/t\"}", DDB_OK, NULL },
-    { "Scan", "{\"TableName\":\"t\",\"Segment\":0,\"TotalSegments\":1,"
+    { "Scan", "{\"TableName\":\"tbl\",\"Segment\":0,\"TotalSegments\":1,"
               "\"Limit\":1,\"ConsistentRead\":\"true\"}", DDB_OK, NULL },
-    { "PutItem", "{\"TableName\":\"t\",\"Item\":{\"b\":{\"B\":\"AQI=\"},"
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"b\":{\"B\":\"AQI=\"},"
                  "\"l\":{\"L\":[{\"M\":{\"x\":{\"NULL\":true}}}]}}}",
       DDB_OK, NULL },
-    { "CreateTable", "{\"TableName\":\"t\",\"AttributeDefinitions\":[{"
+    { "CreateTable", "{\"TableName\":\"tbl\",\"AttributeDefinitions\":[{"
                      "\"AttributeName\":\"k\",\"AttributeType\":\"S\"}],"
                      "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
                      "\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}",
@@ -48,7 +48,7 @@ static const struct vcase vcases[] = {
       "1 validation error detected: Value '' at 'tableName' failed to "
       "satisfy constraint: Member must have length greater than or equal "
       "to 1" },
-    { "PutItem", "{\"TableName\":\"t\",\"Item\":{},\"ReturnValues\":"
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{},\"ReturnValues\":"
                  "\"BAD\"}", DDB_VALIDATION,
       "1 validation error detected: Value 'BAD' at 'returnValues' failed to "
       "satisfy constraint: Member must satisfy enum value set: [ALL_NEW, "
@@ -60,26 +60,26 @@ static const struct vcase vcases[] = {
       "100; Value 'a b' at 'exclusiveStartTableName' failed to satisfy "
       "constraint: Member must satisfy regular expression pattern: "
       "[a-zA-Z0-9_.-]+" },
-    { "Query", "{\"TableName\":\"t\",\"Limit\":0,\"Select\":\"X\"}",
+    { "Query", "{\"TableName\":\"tbl\",\"Limit\":0,\"Select\":\"X\"}",
       DDB_VALIDATION,
       "2 validation errors detected: Value 'X' at 'select' failed to "
       "satisfy constraint: Member must satisfy enum value set: "
       "[SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, "
       "ALL_PROJECTED_ATTRIBUTES]; Value '0' at 'limit' failed to satisfy "
       "constraint: Member must have value greater than or equal to 1" },
-    { "Scan", "{\"TableName\":\"t\",\"Segment\":1000000,\"TotalSegments\""
+    { "Scan", "{\"TableName\":\"tbl\",\"Segment\":1000000,\"TotalSegments\""
               ":0}", DDB_VALIDATION,
       "2 validation errors detected: Value '0' at 'totalSegments' failed to "
       "satisfy constraint: Member must have value greater than or equal to "
       "1; Value '1000000' at 'segment' failed to satisfy constraint: Member "
       "must have value less than or equal to 999999" },
-    { "CreateTable", "{\"TableName\":\"t\",\"AttributeDefinitions\":[],"
+    { "CreateTable", "{\"TableName\":\"tbl\",\"AttributeDefinitions\":[],"
                      "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
                      "\"X\"}]}", DDB_VALIDATION,
       "1 validation error detected: Value 'X' at 'keySchema.1.member."
       "keyType' failed to satisfy constraint: Member must satisfy enum "
       "value set: [HASH, RANGE]" },
-    { "Query", "{\"TableName\":\"t\",\"KeyConditions\":{\"h\":{}}}",
+    { "Query", "{\"TableName\":\"tbl\",\"KeyConditions\":{\"h\":{}}}",
       DDB_VALIDATION,
       "1 validation error detected: Value null at 'keyConditions.h.member."
       "comparisonOperator' failed to satisfy constraint: Member must not "
@@ -95,10 +95,10 @@ static const struct vcase vcases[] = {
       "Unrecognized collection type class java.lang.String" },
     { "DescribeTable", "{\"TableName\":{}}", DDB_SERIALIZATION,
       "Start of structure or map found where not expected" },
-    { "GetItem", "{\"TableName\":\"t\",\"Key\":[]}", DDB_SERIALIZATION,
+    { "GetItem", "{\"TableName\":\"tbl\",\"Key\":[]}", DDB_SERIALIZATION,
       "Unrecognized collection type java.util.Map<java.lang.String, "
       "com.amazonaws.dynamodb.v20120810.AttributeValue>" },
-    { "GetItem", "{\"TableName\":\"t\",\"Key\":{\"k\":\"x\"}}",
+    { "GetItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":\"x\"}}",
       DDB_SERIALIZATION, "Unexpected value type in payload" },
     { "GetItem", "{\"ConsistentRead\":\"maybe\"}", DDB_SERIALIZATION,
       "Unexpected token received from parser" },

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/* throttle.h - DynamoDB's throttling model as pure logic: per-partition
+ * read/write token buckets, the per-partition ceiling, adaptive capacity,
+ * on-demand scaling limits, counters and hot keys (throttling.md 4, 5, 7).
+ * Time is always an argument; nothing here reads a clock. docs/throttling.md
+ * explains the model and every knob. */
+#ifndef SHARDLOCAL_THROTTLE_H
+#define SHARDLOCAL_THROTTLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "storage/storage.h"
+
+enum throttle_op { THROTTLE_READ = 0, THROTTLE_WRITE = 1 };
+
+/* Why a request was (or would have been) rejected. */
+enum throttle_cause {
+    THROTTLE_OK = 0,
+    THROTTLE_KEY_RANGE,             /* partition ceiling or partition share;
+                                       on-demand: also "still scaling" */
+    THROTTLE_PROVISIONED,           /* the table's provisioned rate is used up */
+    THROTTLE_MAX_ON_DEMAND,         /* OnDemandThroughput maximum */
+    THROTTLE_ACCOUNT_LIMIT,         /* on-demand per-table quota (40,000) */
+    THROTTLE_CAUSE_COUNT
+};
+
+/*
+ * Every limit of the model. throttle_limits_default() gives DynamoDB's
+ * numbers; scale multiplies the partition ceilings and the on-demand
+ * initial and per-table limits together (0.01: a 10 WCU partition). A
+ * table's own provisioned units and OnDemandThroughput are never scaled.
+ */
+struct throttle_limits {
+    double partition_rcu;           /* 3000: per-partition read ceiling/s */
+    double partition_wcu;           /* 1000: per-partition write ceiling/s */
+    double burst_s;                 /* 300: seconds of share a bucket banks */
+    bool burst_start_full;          /* true: a new bucket starts full */
+    bool adaptive;                  /* true: borrow the table's unused rate */
+    bool enforce;                   /* false (--throttle off): meter only */
+    double od_initial_rru;          /* 12000: new on-demand table, reads/s */
+    double od_initial_wru;          /* 4000: new on-demand table, writes/s */
+    double od_peak_mult;            /* 2: instant capacity = mult x peak */
+    double od_peak_window_s;        /* 1800: a peak counts after this long */
+    double od_table_max_rru;        /* 40000: per-table quota, reads/s */
+    double od_table_max_wru;        /* 40000: per-table quota, writes/s */
+    double scale;                   /* 1.0: shrinks all of the above limits */
+};
+
+void throttle_limits_default(struct throttle_limits *lim);
+/* The partition ceiling (units/s) after scaling. */
+double throttle_limits_ceiling(const struct throttle_limits *lim,
+                               enum throttle_op op);
+/* Initial partition count of a provisioned table with the scaled ceilings:
+ * ceil(rcu/partition_rcu + wcu/partition_wcu), at least 1. */
+unsigned throttle_limits_partitions(const struct throttle_limits *lim,
+                                    double rcu, double wcu);
+
+/* What a table (or one GSI) is provisioned with. */
+struct throttle_table_conf {
+    bool on_demand;                 /* PAY_PER_REQUEST */
+    double rcu, wcu;                /* provisioned units/s (provisioned) */
+    double od_max_rru, od_max_wru;  /* OnDemandThroughput; <= 0 means none */
+    unsigned nparts;                /* partitions, at least 1 */
+    const char *arn;                /* table or index ARN (copied) */
+    bool is_index;                  /* a GSI: reasons say Index..., GSI msg */
+};
+
+struct throttle_table;
+
+/* Create the throttle state of one table or GSI at time now_ms. lim and
+ * tc are copied. Never NULL (aborts on OOM). */
+struct throttle_table *throttle_table_new(const struct throttle_limits *lim,
+                                          const struct throttle_table_conf *tc,
+                                          uint64_t now_ms);
+void throttle_table_free(struct throttle_table *t);
+/* UpdateTable: new provisioned units, billing mode or OnDemandThroughput
+ * (tc->nparts and tc->arn are ignored: use throttle_table_split). Bucket
+ * levels are kept, clipped to the new bank size. Switching to on-demand
+ * makes the previous peak at least half the provisioned rate. */
+void throttle_table_update(struct throttle_table *t,
+                           const struct throttle_table_conf *tc,
+                           uint64_t now_ms);
+/* New limits for a live table (e.g. an admin call changed them). */
+void throttle_table_set_limits(struct throttle_table *t,
+                               const struct throttle_limits *lim,
+                               uint64_t now_ms);
+/* Partition i split in two (stable_split): it becomes i and i+1, indexes
+ * above shift by one. Each child gets half of the parent's bucket levels,
+ * window usage and counters; shares are recomputed from the new count.
+ * -1 with err (DDB_INTERNAL) if i is out of range. */
+int throttle_table_split(struct throttle_table *t, unsigned i,
+                         uint64_t now_ms, struct ddb_err *err);
+/* Every partition split: partition i becomes 2i and 2i+1. */
+void throttle_table_double(struct throttle_table *t, uint64_t now_ms);
+unsigned throttle_table_nparts(struct throttle_table *t);
+
+/* ------------------------------------------------------------------------
+ * Admission and charging. A request asks before it runs and pays after.
+ * ---------------------------------------------------------------------- */
+
+/* Filled by throttle_admit, read by throttle_charge. */
+struct throttle_ticket {
+    unsigned part;
+    enum throttle_op op;
+    bool borrowed;                  /* paid from the table's unused rate */
+};
+
+/*
+ * May a request on partition part run at now_ms? need is the least the
+ * request can cost as known before it runs (PutItem: the new item's write
+ * units; GetItem: 1, or 0.5 eventually consistent; anything unknown: 1).
+ * Values <= 0 mean 1. Returns THROTTLE_OK and fills tk (the request may
+ * run, then must call throttle_charge), or the cause of the rejection: the
+ * request must then change nothing and fail with throttle_err(). With
+ * lim.enforce false it always returns THROTTLE_OK (counting what would
+ * have been throttled). pk (may be NULL) is the partition key's bytes, for
+ * the hot-key counters of throttled keys.
+ */
+enum throttle_cause throttle_admit(struct throttle_table *t, unsigned part,
+                                   enum throttle_op op, double need,
+                                   const uint8_t *pk, size_t pk_len,
+                                   uint64_t now_ms, struct throttle_ticket *tk);
+/* A ticket for charging without admission (e.g. a GSI write whose index
+ * partition was not asked): paid from the partition's own bucket. */
+void throttle_ticket_init(struct throttle_ticket *tk, unsigned part,
+                          enum throttle_op op);
+/* Charge the real cost (units, e.g. 0.5, 1, 11) of a request admitted
+ * with tk. May drive the bucket below zero: that debt delays the next
+ * admission. pk (may be NULL) feeds the consumed-capacity hot keys. */
+void throttle_charge(struct throttle_table *t,
+                     const struct throttle_ticket *tk, double units,
+                     const uint8_t *pk, size_t pk_len, uint64_t now_ms);
+
+/*
+ * Fill err with the exception DynamoDB sends for cause on this table or
+ * index (throttling.md 5): ProvisionedThroughputExceededException,
+ * ThrottlingException or RequestLimitExceeded, its exact message, and
+ * ThrottlingReasons/throttlingReasons [{"reason", "resource"}] in
+ * err->extra. Always returns -1.
+ */
+int throttle_err(const struct throttle_table *t, enum throttle_op op,
+                 enum throttle_cause cause, struct ddb_err *err);
+/* The reason string, e.g. "TableWriteKeyRangeThroughputExceeded" (NULL
+ * for THROTTLE_OK). */
+const char *throttle_reason(bool is_index, enum throttle_op op,
+                            enum throttle_cause cause);
+/* The exception type for cause (DDB_THROUGHPUT_EXCEEDED, DDB_THROTTLING or
+ * DDB_REQUEST_LIMIT_EXCEEDED): what a batch that could process nothing
+ * fails with, and whether a transaction reason is
+ * "ProvisionedThroughputExceeded" or "ThrottlingError". */
+enum ddb_errtype throttle_errtype(const struct throttle_table *t,
+                                  enum throttle_cause cause);
+
+/* ------------------------------------------------------------------------
+ * Observability: per-partition and per-table counters, hot keys.
+ * ---------------------------------------------------------------------- */
+
+#define THROTTLE_HISTORY_S 60       /* per-second consumption kept */
+
+struct throttle_op_stats {
+    double share;                   /* refill rate, units/s (0 on-demand) */
+    double level;                   /* bucket level, units (may be < 0) */
+    double capacity;                /* bank size, units */
+    double ceiling;                 /* partition ceiling, units/s */
+    double last_1s;                 /* consumed in the last second */
+    double last_60s;                /* consumed in the last 60 seconds */
+    double consumed_total;          /* since creation */
+    double per_second[THROTTLE_HISTORY_S]; /* [0] = current second, [1] the
+                                              one before, ... */
+    uint64_t admitted;              /* requests admitted */
+    uint64_t borrowed;              /* of those, paid by adaptive capacity */
+    uint64_t throttled[THROTTLE_CAUSE_COUNT]; /* rejections by cause */
+    uint64_t would_throttle;        /* enforce off: not rejected */
+};
+
+struct throttle_part_stats {
+    struct throttle_op_stats op[2]; /* [THROTTLE_READ], [THROTTLE_WRITE] */
+};
+
+struct throttle_table_stats {
+    unsigned nparts;
+    bool on_demand;
+    double provisioned[2];          /* rcu, wcu (0 on-demand) */
+    double limit[2];                /* on-demand: current instant capacity */
+    double peak[2];                 /* settled previous peak, units/s */
+    struct throttle_op_stats op[2]; /* sums over partitions; share, level,
+                                       capacity and ceiling summed too */
+};
+
+/* Snapshot of partition part at now_ms. -1 with err if out of range. */
+int throttle_part_stats(struct throttle_table *t, unsigned part,
+                        uint64_t now_ms, struct throttle_part_stats *out,
+                        struct ddb_err *err);
+void throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
+                          struct throttle_table_stats *out);
+
+/* Hot keys: a space-saving summary per kind, THROTTLE_HOTKEYS entries. */
+#define THROTTLE_HOTKEYS 64
+
+enum throttle_hk_kind {
+    THROTTLE_HK_READ = 0,           /* consumed read units by key */
+    THROTTLE_HK_WRITE,              /* consumed write units by key */
+    THROTTLE_HK_READ_THROTTLED,     /* throttled reads by key */
+    THROTTLE_HK_WRITE_THROTTLED,    /* throttled writes by key */
+    THROTTLE_HK_COUNT
+};
+
+struct throttle_hotkey {
+    uint8_t *key;                   /* caller frees (throttle_hotkeys_free) */
+    size_t key_len;
+    double count;                   /* estimate, >= the true value */
+    double error;                   /* count - error <= the true value */
+};
+
+/* The top n keys of kind, largest count first, into out (n entries).
+ * Returns how many were filled; free them with throttle_hotkeys_free. */
+size_t throttle_hotkeys(struct throttle_table *t, enum throttle_hk_kind kind,
+                        struct throttle_hotkey *out, size_t n);
+void throttle_hotkeys_free(struct throttle_hotkey *hk, size_t n);
+
+/* Standalone space-saving counter (exposed for tests and other uses). */
+struct throttle_sketch;
+struct throttle_sketch *throttle_sketch_new(size_t k);
+void throttle_sketch_free(struct throttle_sketch *s);
+/* Add weight (> 0) to key (copied). */
+void throttle_sketch_add(struct throttle_sketch *s, const uint8_t *key,
+                         size_t len, double weight);
+size_t throttle_sketch_top(struct throttle_sketch *s,
+                           struct throttle_hotkey *out, size_t n);
+
+#endif
