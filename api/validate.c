@@ -37,6 +37,15 @@ enum {
     F_PATTERN = 1 << 5,                 /* [a-zA-Z0-9_.-]+ */
     F_TABLENAME = 1 << 6,               /* a name (pattern, 3..255) or an
                                            ARN (1..1024) */
+    F_MAPKEYS_TABLE = 1 << 7,           /* map keys are table names or
+                                           ARNs ("Map keys must satisfy
+                                           constraint: [...]") */
+    F_MAPVALLEN = 1 << 8,               /* map values (lists) have
+                                           vminlen..vmaxlen elements */
+    F_PARAM = 1 << 9,                   /* a parameterized collection
+                                           (List<WriteRequest>, Map<String,
+                                           AttributeValue> in a list): a
+                                           scalar gets Java's cast error */
 };
 
 struct vfield {
@@ -48,6 +57,7 @@ struct vfield {
     const char *const *enums;           /* NULL-ended, in message order */
     const struct vfield *sub;           /* see enum vtype */
     const char *cls;                    /* class name used in messages */
+    long long vminlen, vmaxlen;         /* F_MAPVALLEN */
 };
 
 #define NAME_PATTERN "[a-zA-Z0-9_.-]+"
@@ -470,10 +480,73 @@ static const struct vfield op_update_table[] = {
     END
 };
 
+/* BatchGetItem: RequestItems is a Map<table, KeysAndAttributes>. */
+static const struct vfield keys_elem = {
+    .name = "member", .type = T_MAP, .flags = F_PARAM, .sub = &av_elem,
+    .cls = "AttributeValue" };
+static const struct vfield kaa_fields[] = {
+    { .name = "Keys", .type = T_LIST,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, .minlen = 1, .maxlen = 100,
+      .sub = &keys_elem },
+    ATTRS_TO_GET,
+    BOOL("ConsistentRead"),
+    STRING("ProjectionExpression"),
+    EXPR_NAMES,
+    END
+};
+static const struct vfield kaa_elem = {
+    .name = "member", .type = T_STRUCT, .sub = kaa_fields,
+    .cls = "KeysAndAttributes" };
+
+static const struct vfield op_batch_get_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    { .name = "RequestItems", .type = T_MAP,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_MAPKEYS_TABLE,
+      .minlen = 1, .maxlen = 100, .sub = &kaa_elem,
+      .cls = "KeysAndAttributes" },
+    END
+};
+
+/* BatchWriteItem: RequestItems is a Map<table, List<WriteRequest>>. */
+static const struct vfield delreq_fields[] = {
+    AVMAP("Key", F_NOTNULL),
+    END
+};
+static const struct vfield putreq_fields[] = {
+    AVMAP("Item", F_NOTNULL),
+    END
+};
+static const struct vfield wreq_fields[] = {
+    { .name = "DeleteRequest", .type = T_STRUCT, .sub = delreq_fields,
+      .cls = "DeleteRequest" },
+    { .name = "PutRequest", .type = T_STRUCT, .sub = putreq_fields,
+      .cls = "PutRequest" },
+    END
+};
+static const struct vfield wreq_elem = {
+    .name = "member", .type = T_STRUCT, .sub = wreq_fields,
+    .cls = "WriteRequest" };
+static const struct vfield wreq_list = {
+    .name = "member", .type = T_LIST, .flags = F_PARAM, .sub = &wreq_elem };
+
+static const struct vfield op_batch_write_item[] = {
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
+    { .name = "RequestItems", .type = T_MAP,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_MAPKEYS_TABLE |
+               F_MAPVALLEN,
+      .minlen = 1, .maxlen = 25, .vminlen = 1, .vmaxlen = 25,
+      .sub = &wreq_list,
+      .cls = "java.util.List<com.amazonaws.dynamodb.v20120810.WriteRequest>" },
+    END
+};
+
 static const struct {
     const char *op;
     const struct vfield *fields;
 } op_schemas[] = {
+    { "BatchGetItem", op_batch_get_item },
+    { "BatchWriteItem", op_batch_write_item },
     { "CreateTable", op_create_table },
     { "DeleteItem", op_delete_item },
     { "DeleteTable", op_table_only },

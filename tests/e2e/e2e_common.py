@@ -2,8 +2,10 @@
 # e2e_common.py - shared helpers for the Python end-to-end suites: clients
 # pointed at SHARDLOCAL_ENDPOINT (unset = real DynamoDB), unique table names.
 import os
+import subprocess
 import time
 import unittest
+import urllib.request
 import uuid
 
 import boto3
@@ -132,3 +134,45 @@ def dynalite_differs(reason):
     """Skip a test when developing against dynalite, where `reason` says
     how dynalite differs from DynamoDB (the test asserts DynamoDB)."""
     return unittest.skipIf(ON_DYNALITE, "dynalite differs: " + reason)
+
+
+# --- private servers (tests that own their server) -------------------------
+
+# The server binary, set by run.sh; tests that start servers skip without.
+BIN = os.environ.get("SHARDLOCAL_BIN")
+
+
+def start_private_server(data_dir, port_file, *extra):
+    """Start BIN on a free port (extra flags appended); wait for the port
+    file and GET /. Returns (Popen, url); the caller kills it."""
+    if os.path.exists(port_file):
+        os.unlink(port_file)
+    log = open(os.path.join(os.path.dirname(port_file), "server.log"), "ab")
+    args = [BIN, "--port", "0", "--host", "127.0.0.1",
+            "--port-file", port_file]
+    if data_dir is not None:
+        args += ["--data-dir", data_dir]
+    proc = subprocess.Popen(args + list(extra), stdout=log, stderr=log)
+    log.close()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError("server exited with %d" % proc.returncode)
+        try:
+            with open(port_file) as f:
+                port = int(f.read().strip())
+            url = "http://127.0.0.1:%d" % port
+            with urllib.request.urlopen(url + "/", timeout=1) as r:
+                if r.status == 200:
+                    return proc, url
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("server did not start")
+
+
+def make_private_client(url):
+    return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
+                        config=Config(retries={"max_attempts": 1},
+                                      connect_timeout=2, read_timeout=5))

@@ -10,47 +10,19 @@ import tempfile
 import threading
 import time
 import unittest
-import urllib.request
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from e2e_common import make_private_client as make_client
+from e2e_common import start_private_server
+
 BIN = os.environ.get("SHARDLOCAL_BIN")
-WRITERS = 8
-LOAD_SECONDS = 1.5
 
 
 def start_server(data_dir, port_file):
-    if os.path.exists(port_file):
-        os.unlink(port_file)
-    log = open(os.path.join(os.path.dirname(port_file), "server.log"), "ab")
-    proc = subprocess.Popen([BIN, "--port", "0", "--host", "127.0.0.1",
-                             "--port-file", port_file, "--data-dir", data_dir],
-                            stdout=log, stderr=log)
-    log.close()
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError("server exited with %d" % proc.returncode)
-        try:
-            with open(port_file) as f:
-                port = int(f.read().strip())
-            url = "http://127.0.0.1:%d" % port
-            with urllib.request.urlopen(url + "/", timeout=1) as r:
-                if r.status == 200:
-                    return proc, url
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    raise AssertionError("server did not start")
-
-
-def make_client(url):
-    return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
-                        config=Config(retries={"max_attempts": 1},
-                                      connect_timeout=2, read_timeout=5))
+    return start_private_server(data_dir, port_file)
+WRITERS = 8
+LOAD_SECONDS = 1.5
 
 
 @unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
