@@ -10,6 +10,8 @@
 
 /* Sorted by name (strcmp order): api_lookup() depends on it. */
 static const struct api_op api_ops[] = {
+    { "BatchGetItem",   api_batch_get_item,   API_READ  },
+    { "BatchWriteItem", api_batch_write_item, API_WRITE },
     { "CreateTable",   api_create_table,   API_DDL   },
     { "DeleteItem",    api_delete_item,    API_WRITE },
     { "DeleteTable",   api_delete_table,   API_DDL   },

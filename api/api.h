@@ -46,6 +46,7 @@ api_handler api_create_table, api_describe_table, api_list_tables,
     api_update_table, api_delete_table;
 api_handler api_put_item, api_get_item, api_update_item, api_delete_item;
 api_handler api_query, api_scan;
+api_handler api_batch_get_item, api_batch_write_item;
 
 /* The table's ARN for the request's region and the configured account. */
 void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,

@@ -140,7 +140,7 @@ void throttle_charge(struct throttle_table *t,
  * ThrottlingReasons/throttlingReasons [{"reason", "resource"}] in
  * err->extra. Always returns -1.
  */
-int throttle_err(const struct throttle_table *t, enum throttle_op op,
+int throttle_err(struct throttle_table *t, enum throttle_op op,
                  enum throttle_cause cause, struct ddb_err *err);
 /* The reason string, e.g. "TableWriteKeyRangeThroughputExceeded" (NULL
  * for THROTTLE_OK). */
@@ -150,7 +150,7 @@ const char *throttle_reason(bool is_index, enum throttle_op op,
  * DDB_REQUEST_LIMIT_EXCEEDED): what a batch that could process nothing
  * fails with, and whether a transaction reason is
  * "ProvisionedThroughputExceeded" or "ThrottlingError". */
-enum ddb_errtype throttle_errtype(const struct throttle_table *t,
+enum ddb_errtype throttle_errtype(struct throttle_table *t,
                                   enum throttle_cause cause);
 
 /* ------------------------------------------------------------------------

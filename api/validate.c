@@ -62,6 +62,14 @@ struct vfield {
 
 #define NAME_PATTERN "[a-zA-Z0-9_.-]+"
 
+/* A scalar where a parameterized collection (List<WriteRequest>, a Keys
+ * element) belongs: DynamoDB leaks its Java cast error (as recorded by
+ * dynalite). */
+#define MSG_PARAM_CAST "class sun.reflect.generics.reflectiveObjects." \
+    "ParameterizedTypeImpl cannot be cast to class java.lang.Class " \
+    "(sun.reflect.generics.reflectiveObjects.ParameterizedTypeImpl and " \
+    "java.lang.Class are in module java.base of loader 'bootstrap')"
+
 /* ------------------------------------------------------------------------
  * Enumerations, in the order DynamoDB prints them.
  * ---------------------------------------------------------------------- */
@@ -760,7 +768,9 @@ check_type(const struct vfield *f, const json_t *v, bool in_coll,
                            "Start of structure or map found where not "
                            "expected");
         if (!json_is_array(v))
-            return ser_err(err, "Unexpected field type");
+            return ser_err(err, (f->flags & F_PARAM) ? MSG_PARAM_CAST
+                                                     : "Unexpected field "
+                                                       "type");
         json_array_foreach(v, i, e) {
             if (!json_is_null(e) && check_type(f->sub, e, true, err) != 0)
                 return -1;
@@ -778,7 +788,9 @@ check_type(const struct vfield *f, const json_t *v, bool in_coll,
             return ser_err(err, msg);
         }
         if (!json_is_object(v))
-            return ser_err(err, "Unexpected field type");
+            return ser_err(err, (f->flags & F_PARAM) ? MSG_PARAM_CAST
+                                                     : "Unexpected field "
+                                                       "type");
         json_object_foreach((json_t *)v, k, e) {
             if (!json_is_null(e) && check_type(f->sub, e, true, err) != 0)
                 return -1;
@@ -866,27 +878,202 @@ value_str(const json_t *v, char *out, size_t outsz)
     }
 }
 
+/* One "Value 'val' at 'path' failed ..." entry; val NULL prints null. */
+static void
+add_error_str(struct verrs *ve, const char *val, const char *path,
+              const char *constraint)
+{
+    char line[VALUE_STR_MAX + PATH_MAX_LEN + 512];
+
+    if (ve->n >= VALIDATE_MAX_ERRORS)
+        return;
+    if (val == NULL)
+        snprintf(line, sizeof(line), "Value null at '%s' failed to satisfy "
+                 "constraint: %s", path, constraint);
+    else
+        snprintf(line, sizeof(line), "Value '%s' at '%s' failed to satisfy "
+                 "constraint: %s", val, path, constraint);
+    if (ve->n > 0)
+        append(ve, "; ");
+    append(ve, line);
+    ve->n++;
+}
+
 static void
 add_error(struct verrs *ve, const json_t *v, const char *path,
           const char *constraint)
 {
     char val[VALUE_STR_MAX];
-    char line[VALUE_STR_MAX + PATH_MAX_LEN + 512];
 
-    if (ve->n >= VALIDATE_MAX_ERRORS)
-        return;
     if (v == NULL || json_is_null(v)) {
-        snprintf(line, sizeof(line), "Value null at '%s' failed to satisfy "
-                 "constraint: %s", path, constraint);
-    } else {
-        value_str(v, val, sizeof(val));
-        snprintf(line, sizeof(line), "Value '%s' at '%s' failed to satisfy "
-                 "constraint: %s", val, path, constraint);
+        add_error_str(ve, NULL, path, constraint);
+        return;
     }
-    if (ve->n > 0)
-        append(ve, "; ");
-    append(ve, line);
-    ve->n++;
+    value_str(v, val, sizeof(val));
+    add_error_str(ve, val, path, constraint);
+}
+
+/* Java's Object.toString() for a model object: class@hash. The hash is
+ * arbitrary in DynamoDB too; ours is FNV-1a of the JSON text. */
+static size_t
+java_obj_str(const char *cls, const json_t *v, char *out, size_t outsz)
+{
+    char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    unsigned h = 2166136261u;
+    const char *p;
+    int n;
+
+    for (p = s != NULL ? s : ""; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    free(s);
+    n = snprintf(out, outsz, "com.amazonaws.dynamodb.v20120810.%s@%x", cls,
+                 h);
+    return n < 0 ? 0 : ((size_t)n >= outsz ? outsz - 1 : (size_t)n);
+}
+
+/*
+ * How DynamoDB prints RequestItems in a "Map keys/value must satisfy"
+ * error: Java's Map.toString(), {table=value, ...}, where a struct value is
+ * class@hash and a list value is [class@hash, ...] (e.g. "{t=[]}" or
+ * "{t=[com.amazonaws.dynamodb.v20120810.WriteRequest@caad9cb8]}").
+ */
+static void
+java_map_str(const struct vfield *f, const json_t *map, char *out,
+             size_t outsz)
+{
+    const struct vfield *vf = f->sub;
+    size_t len = 0, i;
+    const char *k;
+    json_t *x, *e;
+    bool first = true;
+
+#define JM_ADD(...)                                                         \
+    do {                                                                    \
+        if (len + 1 < outsz) {                                              \
+            int n_ = snprintf(out + len, outsz - len, __VA_ARGS__);         \
+            len = n_ < 0 ? len : len + (size_t)n_;                          \
+            if (len >= outsz)                                               \
+                len = outsz - 1;                                            \
+        }                                                                   \
+    } while (0)
+    if (outsz == 0)
+        return;
+    out[0] = '\0';
+    JM_ADD("{");
+    json_object_foreach((json_t *)map, k, x) {
+        JM_ADD("%s%s=", first ? "" : ", ", k);
+        first = false;
+        if (x == NULL || json_is_null(x)) {
+            JM_ADD("null");
+        } else if (vf->type == T_LIST && json_is_array(x)) {
+            JM_ADD("[");
+            json_array_foreach(x, i, e) {
+                JM_ADD("%s", i > 0 ? ", " : "");
+                if (len + 1 < outsz)
+                    len += java_obj_str(vf->sub->cls ? vf->sub->cls : "",
+                                        e, out + len, outsz - len);
+            }
+            JM_ADD("]");
+        } else if (vf->type == T_STRUCT) {
+            if (len + 1 < outsz)
+                len += java_obj_str(vf->cls ? vf->cls : "", x, out + len,
+                                    outsz - len);
+        } else {
+            value_str(x, out + len, outsz - len);
+            len += strlen(out + len);
+        }
+    }
+    JM_ADD("}");
+#undef JM_ADD
+}
+
+/* Characters (UTF-16 units) of a NUL-terminated UTF-8 string. */
+static long long
+str_units(const char *s)
+{
+    const unsigned char *p;
+    long long units = 0;
+
+    for (p = (const unsigned char *)s; *p != '\0'; p++) {
+        if ((*p & 0xC0) == 0x80)
+            continue;
+        units += (*p >= 0xF0) ? 2 : 1;
+    }
+    return units;
+}
+
+/* A RequestItems key: a table name (3..255, NAME_PATTERN) or a table ARN
+ * (1..1024). */
+static bool
+is_table_key(const char *k, bool *is_arn)
+{
+    long long n = str_units(k);
+    const char *p;
+
+    *is_arn = strncmp(k, "arn:", 4) == 0;
+    if (*is_arn)
+        return n >= 1 && n <= 1024;
+    if (n < 3 || n > 255)
+        return false;
+    for (p = k; *p != '\0'; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
+              *p == '-'))
+            return false;
+    return true;
+}
+
+/* The map-level constraints of RequestItems, one error per offending
+ * key or value, in DynamoDB's order: keys, then values. */
+static void
+check_map_entries(const struct vfield *f, const json_t *v, const char *path,
+                  struct verrs *ve)
+{
+    char val[VALUE_STR_MAX], msg[256];
+    const char *k;
+    json_t *x;
+    bool arn, have_val = false;
+
+    if (f->flags & F_MAPKEYS_TABLE) {
+        json_object_foreach((json_t *)v, k, x) {
+            if (is_table_key(k, &arn))
+                continue;
+            if (!have_val)
+                java_map_str(f, v, val, sizeof(val));
+            have_val = true;
+            if (arn)
+                snprintf(msg, sizeof(msg), "Map keys must satisfy "
+                         "constraint: [Member must have length less than "
+                         "or equal to 1024, Member must have length greater "
+                         "than or equal to 1]");
+            else
+                snprintf(msg, sizeof(msg), "Map keys must satisfy "
+                         "constraint: [Member must have length less than "
+                         "or equal to 255, Member must have length greater "
+                         "than or equal to 3, Member must satisfy regular "
+                         "expression pattern: " NAME_PATTERN "]");
+            add_error_str(ve, val, path, msg);
+        }
+    }
+    if (f->flags & F_MAPVALLEN) {
+        json_object_foreach((json_t *)v, k, x) {
+            long long n;
+
+            if (x == NULL || json_is_null(x))
+                continue;
+            n = (long long)json_array_size(x);
+            if (n >= f->vminlen && n <= f->vmaxlen)
+                continue;
+            if (!have_val)
+                java_map_str(f, v, val, sizeof(val));
+            have_val = true;
+            snprintf(msg, sizeof(msg), "Map value must satisfy constraint: "
+                     "[Member must have length less than or equal to %lld, "
+                     "Member must have length greater than or equal to "
+                     "%lld]", f->vmaxlen, f->vminlen);
+            add_error_str(ve, val, path, msg);
+        }
+    }
 }
 
 /* path + "." + lowerFirst(name) */
@@ -1032,6 +1219,8 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
         }
         json_decref(shown);
     }
+    if ((f->flags & (F_MAPKEYS_TABLE | F_MAPVALLEN)) && json_is_object(v))
+        check_map_entries(f, v, path, ve);
     if (f->enums != NULL && json_is_string(v)) {
         const char *s = json_string_value(v);
         bool found = false;
@@ -1065,7 +1254,9 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
         }
         break;
     case T_MAP:
-        if (f->sub->type != T_STRUCT)
+        /* Struct values, or lists of structs (BatchWriteItem). */
+        if (f->sub->type != T_STRUCT &&
+            !(f->sub->type == T_LIST && f->sub->sub->type == T_STRUCT))
             break;
         json_object_foreach((json_t *)v, k, x) {
             snprintf(sub, sizeof(sub), "%s.%s.member", path, k);

@@ -231,4 +231,59 @@ int stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
                 const struct item_key *start,
                 stable_row_fn *fn, void *arg, struct ddb_err *err);
 
+
+/*
+ * Like stable_desc() but without the deep copy: a new reference to the
+ * current description, which the store never mutates (stable_set_desc
+ * installs a new object). Read-only for the caller.
+ */
+json_t *stable_desc_ref(struct stable *t);
+
+/* Live count and total size of partition i alone (e.g. to decide a split
+ * on size). -1 with err set if there is no partition i. */
+int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
+                      uint64_t *bytes, struct ddb_err *err);
+
+/*
+ * Split partition i of t in two at the middle of its hash range: two new
+ * partition files get its rows, the catalog's partition list is replaced
+ * in one transaction, and the layout is swapped; requests in flight retry
+ * on the new layout. A crash at any point leaves either the old or the new
+ * list in the catalog; unreferenced files are removed at the next open.
+ * Partition indexes above i shift by one. -1 with err set on failure (the
+ * table is then unchanged), e.g. when the range holds a single position.
+ */
+int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+
+/*
+ * Multi-item transactions across partitions and tables (storage/txn.c).
+ * stable_txn locks every partition involved (in one global order, so
+ * concurrent transactions cannot deadlock), calls each op's fn with the
+ * current item exactly as stable_mutate does, and, only if every fn
+ * returned 0, commits all the writes atomically: the after-images are
+ * first made durable in a journal in the catalog, then applied to each
+ * partition, then the journal entry is dropped; storage_open replays any
+ * journal entry left by a crash. Readers and single-item writers, which
+ * take the same partition locks, never see half a transaction.
+ * If any fn fails, nothing is written, every op's outcome is left in
+ * ops[i].rc / ops[i].err (all fns are called, so every cancellation reason
+ * is known) and stable_txn returns -1 with err set to the first failure.
+ * The same key twice in one call is the caller's error to reject first.
+ */
+struct stxn_op {
+    struct stable *t;               /* borrowed handle */
+    struct item_key k;
+    stable_mutate_fn *fn;           /* NULL: read-only (lock and check) */
+    void *arg;
+    int rc;                         /* out: fn's return */
+    struct ddb_err err;             /* out: fn's error (caller clears) */
+};
+int stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err);
+
+/* Read several items under one consistent snapshot: all partitions locked
+ * together, then each *items[i] is a new reference or NULL. */
+int stable_txn_get(struct stable *const *tables,
+                   const struct item_key *const *keys, size_t n,
+                   json_t **items, struct ddb_err *err);
+
 #endif

@@ -161,29 +161,5 @@ struct storage {
     size_t ntables, cap;
 };
 
-/*
- * Like stable_desc() but without the deep copy: a new reference to the
- * current description, which the store never mutates (stable_set_desc
- * installs a new object). Read-only for the caller. (Not in storage.h yet:
- * the lead may move it there for api/'s per-request table lookup.)
- */
-json_t *stable_desc_ref(struct stable *t);
-
-/* Live count and total size of partition i alone (e.g. to decide a split
- * on size). -1 with err set if there is no partition i. */
-int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
-                      uint64_t *bytes, struct ddb_err *err);
-
-/*
- * Split partition i of t in two at the middle of its hash range: two new
- * partition files get its rows, the catalog's partition list is replaced
- * in one transaction, and the layout is swapped; requests in flight retry
- * on the new layout. A crash at any point leaves either the old or the new
- * list in the catalog; unreferenced files are removed at the next open.
- * Partition indexes above i shift by one. -1 with err set on failure (the
- * table is then unchanged), e.g. when the range holds a single position.
- * (Not in storage.h yet: the throttling work may move it there.)
- */
-int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
 
 #endif

@@ -146,7 +146,8 @@ run_py() {   # label python modules...
 for s in $SUITES; do
     case $s in
     py)
-        run_py py "$PY" $PY_MODULES test_protocol test_durability ;;
+        run_py py "$PY" $PY_MODULES test_protocol test_durability \
+            test_lifecycle ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES

@@ -13,14 +13,10 @@ import unittest
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from e2e_common import BIN
 from e2e_common import make_private_client as make_client
-from e2e_common import start_private_server
+from e2e_common import start_private_server as start_server
 
-BIN = os.environ.get("SHARDLOCAL_BIN")
-
-
-def start_server(data_dir, port_file):
-    return start_private_server(data_dir, port_file)
 WRITERS = 8
 LOAD_SECONDS = 1.5
 
