@@ -21,6 +21,8 @@ static const struct api_op api_ops[] = {
     { "PutItem",       api_put_item,       API_WRITE },
     { "Query",         api_query,          API_READ  },
     { "Scan",          api_scan,           API_READ  },
+    { "TransactGetItems",   api_transact_get_items,   API_READ  },
+    { "TransactWriteItems", api_transact_write_items, API_WRITE },
     { "UpdateItem",    api_update_item,    API_WRITE },
     { "UpdateTable",   api_update_table,   API_DDL   },
 };

@@ -47,6 +47,7 @@ api_handler api_create_table, api_describe_table, api_list_tables,
 api_handler api_put_item, api_get_item, api_update_item, api_delete_item;
 api_handler api_query, api_scan;
 api_handler api_batch_get_item, api_batch_write_item;
+api_handler api_transact_get_items, api_transact_write_items;
 
 /* The table's ARN for the request's region and the configured account. */
 void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,

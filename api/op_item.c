@@ -8,6 +8,7 @@
 #include "api/api.h"
 #include "api/capacity.h"
 #include "api/expr.h"
+#include "api/index.h"
 #include "api/item.h"
 #include "api/op_common.h"
 
@@ -57,6 +58,68 @@ check_condition(const json_t *req, const struct expr *cond,
     if (!ok)
         return op_condition_failed(req, old, err);
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Secondary indexes: tables that have them write through index_mutate()
+ * (base row and index rows in one transaction); all others keep the plain
+ * stable_mutate() path.
+ * ---------------------------------------------------------------------- */
+
+struct idx_state {
+    bool has;                       /* the table has secondary indexes */
+    struct index_set set;           /* opened when has */
+    double units[INDEX_MAX];        /* index write units of the write */
+};
+
+static int
+idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
+         struct ddb_err *err)
+{
+    json_t *d = stable_desc_ref(ot->t);
+    int rc = 0;
+
+    if (d != NULL && index_desc_has(d)) {
+        is->has = true;
+        rc = index_set_open(ctx->srv->st, d, &is->set, err);
+    }
+    json_decref(d);
+    return rc;
+}
+
+static void
+idx_close(struct idx_state *is)
+{
+    if (is->has)
+        index_set_close(&is->set);
+}
+
+static int
+idx_mutate(struct idx_state *is, const struct op_table *ot,
+           const struct item_key *k, stable_mutate_fn *fn, void *arg,
+           struct ddb_err *err)
+{
+    if (!is->has)
+        return stable_mutate(ot->t, k, fn, arg, err);
+    return index_mutate(&is->set, ot->t, k, fn, arg, is->units, err);
+}
+
+/* ConsumedCapacity: the table's write units plus, with indexes, theirs
+ * (throttling.md 2-3). */
+static void
+idx_add_capacity(json_t *out, const json_t *req, const struct op_table *ot,
+                 const struct idx_state *is, double units)
+{
+    json_t *cc;
+
+    if (!is->has) {
+        op_add_capacity(out, req, ot->name, units);
+        return;
+    }
+    cc = index_capacity_json(json_object_get(req, "ReturnConsumedCapacity"),
+                             ot->name, units, &is->set, is->units);
+    if (cc != NULL)
+        json_object_set_new(out, "ConsumedCapacity", cc);
 }
 
 /* ------------------------------------------------------------------------
@@ -110,6 +173,7 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *cond = NULL;
     struct item_key k;
     struct put_arg a = { 0 };
+    struct idx_state is = { 0 };
     json_t *item = NULL, *out = NULL;
     size_t size;
     int rc = -1;
@@ -141,21 +205,24 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     if (item_key_build(&ot.ks, item, false, &k, err) != 0)
         goto out;
+    if (idx_open(ctx, &ot, &is, err) != 0 ||
+        (is.has && index_check_item(&is.set, item, err) != 0))
+        goto out;
 
     a.req = req;
     a.cond = cond;
     a.item = item;
     a.size = size;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
-    if (stable_mutate(ot.t, &k, put_fn, &a, err) != 0)
+    if (idx_mutate(&is, &ot, &k, put_fn, &a, err) != 0)
         goto out;
 
     out = json_object();
     if (a.old != NULL)
         json_object_set(out, "Attributes", a.old);
-    op_add_capacity(out, req, ot.name,
-                    capacity_write_units(size > a.old_size ? size
-                                                           : a.old_size));
+    idx_add_capacity(out, req, &ot, &is,
+                     capacity_write_units(size > a.old_size ? size
+                                                            : a.old_size));
     *resp = out;
     out = NULL;
     rc = 0;
@@ -165,6 +232,7 @@ out:
     json_decref(item);
     expr_free(cond);
     op_exprs_fini(&x);
+    idx_close(&is);
     op_table_close(&ot);
     return rc;
 }
@@ -380,6 +448,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *upd = NULL, *cond = NULL;
     struct item_key k;
     struct update_arg a = { 0 };
+    struct idx_state is = { 0 };
     json_t *key = NULL, *out = NULL;
     size_t units_size;
     int rc = -1;
@@ -414,7 +483,8 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.upd = upd;
     a.key = key;
     a.rv = rv_mode_of(req);
-    if (stable_mutate(ot.t, &k, update_fn, &a, err) != 0)
+    if (idx_open(ctx, &ot, &is, err) != 0 ||
+        idx_mutate(&is, &ot, &k, update_fn, &a, err) != 0)
         goto out;
 
     out = json_object();
@@ -423,7 +493,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         a.attrs = NULL;
     }
     units_size = a.new_size > a.old_size ? a.new_size : a.old_size;
-    op_add_capacity(out, req, ot.name, capacity_write_units(units_size));
+    idx_add_capacity(out, req, &ot, &is, capacity_write_units(units_size));
     *resp = out;
     out = NULL;
     rc = 0;
@@ -434,6 +504,7 @@ out:
     expr_free(cond);
     expr_free(upd);
     op_exprs_fini(&x);
+    idx_close(&is);
     op_table_close(&ot);
     return rc;
 }
@@ -486,6 +557,7 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *cond = NULL;
     struct item_key k;
     struct delete_arg a = { 0 };
+    struct idx_state is = { 0 };
     json_t *key = NULL, *out = NULL;
     int rc = -1;
 
@@ -514,13 +586,14 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.req = req;
     a.cond = cond;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
-    if (stable_mutate(ot.t, &k, delete_fn, &a, err) != 0)
+    if (idx_open(ctx, &ot, &is, err) != 0 ||
+        idx_mutate(&is, &ot, &k, delete_fn, &a, err) != 0)
         goto out;
 
     out = json_object();
     if (a.old != NULL)
         json_object_set(out, "Attributes", a.old);
-    op_add_capacity(out, req, ot.name, capacity_write_units(a.old_size));
+    idx_add_capacity(out, req, &ot, &is, capacity_write_units(a.old_size));
     *resp = out;
     out = NULL;
     rc = 0;
@@ -530,6 +603,7 @@ out:
     json_decref(key);
     expr_free(cond);
     op_exprs_fini(&x);
+    idx_close(&is);
     op_table_close(&ot);
     return rc;
 }

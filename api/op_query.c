@@ -4,12 +4,14 @@
  * key conditions), then one page read through storage/ (Limit, 1 MB),
  * filtered and projected, with Count/ScannedCount/LastEvaluatedKey. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "api/capacity.h"
 #include "api/expr.h"
+#include "api/index.h"
 #include "api/item.h"
 #include "api/op_common.h"
 
@@ -35,6 +37,15 @@ struct read_req {
     json_t *esk;                    /* owned: validated ExclusiveStartKey */
     struct item_key start;          /* encoded ExclusiveStartKey */
     uint64_t lo, hi;                /* Scan: the segment's hash range */
+    /* IndexName: the index read instead of the table. */
+    const struct key_schema *qks;   /* the key read by: table's or index's */
+    bool has_iset;
+    struct index_set iset;          /* the table's indexes (IndexName) */
+    const struct index_def *idx;    /* the index read, or NULL */
+    struct stable *src;             /* what is read: ot.t or idx->t */
+    bool fetch;                     /* LSI: read the items from the table */
+    uint8_t start_isk[KEY_BYTES_MAX]; /* start key's index sort key */
+    size_t start_isk_len;
 };
 
 /* State of the page being read (the row callback's argument). */
@@ -45,6 +56,9 @@ struct page {
     long long count;                /* items that passed the filter */
     long long scanned;              /* items read */
     size_t bytes;                   /* sum of item sizes read */
+    json_t *pending;                /* owned: LSI rows whose items are
+                                       fetched after the read */
+    size_t fetched;                 /* bytes of items fetched (table) */
 };
 
 static const char *
@@ -231,9 +245,31 @@ static int
 esk_build(struct read_req *r, struct ddb_err *err)
 {
     char msg[DDB_ERR_MSG_MAX];
+    int in;
 
+    if (r->idx != NULL) {
+        /* An index start key: the table key and the index key. */
+        if (item_key_build(&r->ot.ks, r->esk, false, &r->start, err) != 0)
+            goto invalid;
+        in = index_row_key(r->idx, &r->ot.ks, r->esk, &r->start, err);
+        if (in < 0)
+            goto invalid;
+        if (in == 0)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "The provided starting key is invalid");
+        r->start_isk_len = 0;
+        if (r->idx->ks.range_type != 0) {
+            long l = key_encode_value(
+                json_object_get(r->esk, r->idx->ks.range_name),
+                r->start_isk);
+
+            r->start_isk_len = l > 0 ? (size_t)l : 0;
+        }
+        return 0;
+    }
     if (item_key_build(&r->ot.ks, r->esk, true, &r->start, err) == 0)
         return 0;
+invalid:
     if (err == NULL || err->type != DDB_VALIDATION)
         return -1;
     snprintf(msg, sizeof(msg), "%s", err->msg);
@@ -247,50 +283,84 @@ key_attr_count(const struct key_schema *ks)
     return ks->range_name[0] != '\0' ? 2 : 1;
 }
 
-/* ------------------------------------------------------------------------
- * IndexName (secondary indexes are later work: only "no such index")
- * ---------------------------------------------------------------------- */
-
-static bool
-desc_has_index(const json_t *desc, const char *name)
+/* Attributes a start key has: the table key, plus the index key when
+ * reading an index (DynamoDB's LastEvaluatedKey for an index). */
+static size_t
+esk_attr_count(const struct read_req *r)
 {
-    static const char *const lists[] = {
-        "LocalSecondaryIndexes", "GlobalSecondaryIndexes"
-    };
-    size_t i, j;
+    const struct key_schema *t = &r->ot.ks;
+    const struct key_schema *x;
+    size_t n = key_attr_count(t);
 
-    for (i = 0; i < 2; i++) {
-        const json_t *a = json_object_get(desc, lists[i]);
-
-        for (j = 0; j < json_array_size(a); j++) {
-            const char *n = member_str(json_array_get(a, j), "IndexName");
-
-            if (n != NULL && strcmp(n, name) == 0)
-                return true;
-        }
-    }
-    return false;
+    if (r->idx == NULL)
+        return n;
+    x = &r->idx->ks;
+    if (strcmp(x->hash_name, t->hash_name) != 0 &&
+        strcmp(x->hash_name, t->range_name) != 0)
+        n++;
+    if (x->range_name[0] != '\0' && strcmp(x->range_name, t->hash_name) != 0
+        && strcmp(x->range_name, t->range_name) != 0)
+        n++;
+    return n;
 }
 
+/* ------------------------------------------------------------------------
+ * IndexName: read a secondary index instead of the table
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Resolve IndexName (after the table): the index's key schema becomes the
+ * one key conditions, start keys and filters are checked against. GSIs
+ * reject ConsistentRead and, unless they project ALL, Select
+ * ALL_ATTRIBUTES; an LSI that does not project everything fetches the
+ * items from the table when more than its projection may be needed.
+ */
 static int
-check_index(struct read_req *r, struct ddb_err *err)
+check_index(struct api_ctx *ctx, struct read_req *r, struct ddb_err *err)
 {
     const char *name = member_str(r->req, "IndexName");
+    const char *sel = member_str(r->req, "Select");
     json_t *desc;
-    bool found;
+    int rc;
 
+    r->qks = &r->ot.ks;
+    r->src = r->ot.t;
     if (name == NULL)
         return 0;
-    desc = stable_desc(r->ot.t);
-    found = desc != NULL && desc_has_index(desc, name);
+    desc = stable_desc_ref(r->ot.t);
+    r->has_iset = true;
+    rc = desc != NULL ? index_set_open(ctx->srv->st, desc, &r->iset, err)
+                      : ddb_err_set(err, DDB_INTERNAL, "no description");
     json_decref(desc);
-    if (!found)
+    if (rc != 0)
+        return -1;
+    r->idx = index_find(&r->iset, name);
+    if (r->idx == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "The table does not have the specified index: %s",
                            name);
-    return ddb_err_set(err, DDB_VALIDATION,
-                       "Reading a secondary index is not supported yet: %s",
-                       name);
+    if (r->idx->global && r->consistent)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Consistent reads are not supported on global "
+                           "secondary indexes");
+    if (!r->idx->readable)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Cannot read from backfilling global secondary "
+                           "index: %s", name);
+    if (r->idx->global && r->idx->proj != INDEX_PROJ_ALL && sel != NULL &&
+        strcmp(sel, "ALL_ATTRIBUTES") == 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "Select type ALL_ATTRIBUTES is not supported for "
+                           "global secondary index %s because its "
+                           "projection type is not ALL", name);
+    r->qks = &r->idx->ks;
+    r->src = r->idx->t;
+    if (!r->idx->global && r->idx->proj != INDEX_PROJ_ALL &&
+        ((sel != NULL && strcmp(sel, "ALL_ATTRIBUTES") == 0) ||
+         r->proj != NULL || r->filter != NULL))
+        r->fetch = true;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -390,7 +460,7 @@ path_head_use(const char *text, const json_t *names, const char *attr)
 static int
 check_filter_keys(struct read_req *r, struct ddb_err *err)
 {
-    const struct key_schema *ks = &r->ot.ks;
+    const struct key_schema *ks = r->qks;
     const char *keys[2] = { ks->hash_name, ks->range_name };
     const json_t *qf = json_object_get(r->req, "QueryFilter");
     const char *fe = member_str(r->req, "FilterExpression");
@@ -421,7 +491,7 @@ static int
 check_nested_keys(struct read_req *r, const char *member,
                   struct ddb_err *err)
 {
-    const struct key_schema *ks = &r->ot.ks;
+    const struct key_schema *ks = r->qks;
     const char *keys[2] = { ks->hash_name, ks->range_name };
     const char *text = member_str(r->req, member);
     const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
@@ -450,7 +520,7 @@ check_nested_keys(struct read_req *r, const char *member,
 static int
 check_key_schema(struct read_req *r, struct ddb_err *err)
 {
-    const struct key_schema *ks = &r->ot.ks;
+    const struct key_schema *ks = r->qks;
     const json_t *kcs = json_object_get(r->req, "KeyConditions");
     size_t ncond = json_object_size(kcs);
     size_t i, j;
@@ -557,8 +627,15 @@ page_row(void *arg, const struct item_key *k, const json_t *item,
     (void)k;
     pg->scanned++;
     pg->bytes += size;
-    if (r->filter != NULL && expr_eval(r->filter, item, &keep, err) != 0)
+    if (r->fetch) {
+        /* The item comes from the table after the read (the partition
+         * lock is held here). */
+        json_array_append(pg->pending, (json_t *)item);
+        keep = false;
+    } else if (r->filter != NULL &&
+               expr_eval(r->filter, item, &keep, err) != 0) {
         return -1;
+    }
     if (keep) {
         pg->count++;
         if (pg->items != NULL) {
@@ -578,6 +655,12 @@ page_row(void *arg, const struct item_key *k, const json_t *item,
         pg->lek = item_key_map(&r->ot.ks, item);
         if (pg->lek == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+        if (r->idx != NULL) {
+            json_t *ik = item_key_map(&r->idx->ks, item);
+
+            json_object_update(pg->lek, ik);
+            json_decref(ik);
+        }
         return 1;
     }
     return 0;
@@ -595,9 +678,73 @@ page_reply(struct read_req *r, struct page *pg)
     if (pg->lek != NULL)
         json_object_set(resp, "LastEvaluatedKey", pg->lek);
     json_object_set_new(resp, "ScannedCount", json_integer(pg->scanned));
-    op_add_capacity(resp, r->req, r->ot.name,
-                    capacity_read_units(pg->bytes, r->consistent));
+    if (r->idx == NULL) {
+        op_add_capacity(resp, r->req, r->ot.name,
+                        capacity_read_units(pg->bytes, r->consistent));
+    } else {
+        double units[INDEX_MAX] = { 0 };
+        json_t *cc;
+
+        units[r->idx - r->iset.idx] =
+            capacity_read_units(pg->bytes, r->consistent);
+        cc = index_capacity_json(
+            json_object_get(r->req, "ReturnConsumedCapacity"), r->ot.name,
+            pg->fetched > 0 ? capacity_read_units(pg->fetched, r->consistent)
+                            : 0.0,
+            &r->iset, units);
+        if (cc != NULL)
+            json_object_set_new(resp, "ConsumedCapacity", cc);
+    }
     return resp;
+}
+
+/*
+ * LSI reads that need more than the projection: fetch each row's item from
+ * the table (after the index read released its partition), then filter
+ * and project it. An item deleted in between is skipped.
+ */
+static int
+page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err)
+{
+    struct item_key *bk;
+    const json_t *row;
+    json_t *item = NULL;
+    size_t i;
+    bool keep;
+    int rc = -1;
+
+    if (!r->fetch || pg->pending == NULL)
+        return 0;
+    bk = malloc(sizeof(*bk));
+    if (bk == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    json_array_foreach(pg->pending, i, row) {
+        item = NULL;
+        if (item_key_build(&r->ot.ks, row, false, bk, err) != 0 ||
+            stable_get(r->ot.t, bk, &item, err) != 0)
+            goto out;
+        if (item == NULL)
+            continue;
+        pg->fetched += item_size(item);
+        keep = true;
+        if (r->filter != NULL && expr_eval(r->filter, item, &keep, err) != 0)
+            goto out;
+        if (keep) {
+            pg->count++;
+            if (pg->items != NULL)
+                json_array_append_new(pg->items,
+                                      r->proj != NULL
+                                          ? expr_project(r->proj, item)
+                                          : json_incref(item));
+        }
+        json_decref(item);
+        item = NULL;
+    }
+    rc = 0;
+out:
+    json_decref(item);
+    free(bk);
+    return rc;
 }
 
 static void
@@ -605,6 +752,7 @@ page_fini(struct page *pg)
 {
     json_decref(pg->items);
     json_decref(pg->lek);
+    json_decref(pg->pending);
 }
 
 /* ------------------------------------------------------------------------
@@ -629,6 +777,8 @@ read_req_fini(struct read_req *r)
     expr_free(r->filter);
     expr_free(r->proj);
     op_exprs_fini(&r->x);
+    if (r->has_iset)
+        index_set_close(&r->iset);
     op_table_close(&r->ot);
     json_decref(r->esk);
 }
@@ -725,7 +875,10 @@ query_check_start(struct read_req *r, const struct keycond *kc,
                                "boundaries based on provided conditions");
         return 0;
     }
-    if (!sk_matches(kc, r->start.sk, r->start.sk_len, v1, l1, v2, l2))
+    if (r->idx != NULL ? !sk_matches(kc, r->start_isk, r->start_isk_len, v1,
+                                     l1, v2, l2)
+                       : !sk_matches(kc, r->start.sk, r->start.sk_len, v1,
+                                     l1, v2, l2))
         return ddb_err_set(err, DDB_VALIDATION,
                            "The provided starting key does not match the "
                            "range key predicate");
@@ -733,6 +886,68 @@ query_check_start(struct read_req *r, const struct keycond *kc,
         return ddb_err_set(err, DDB_VALIDATION,
                            "The query can return at most one row and "
                            "cannot be restarted");
+    return 0;
+}
+
+/*
+ * The sort-key range on an index's composite sort key for the key
+ * condition on the index sort key (index.c design note): v1/v2 are
+ * re-encoded in place as composite bounds (v1, v2 have KEY_BYTES_MAX
+ * bytes). An equality is a prefix: the value and its terminator.
+ */
+static int
+index_range(const struct keycond *kc, struct sk_range *range, uint8_t *v1,
+            size_t l1, uint8_t *v2, size_t l2)
+{
+    uint8_t *tmp = malloc(KEY_BYTES_MAX);
+    size_t n1 = 0, n2 = 0;
+
+    if (tmp == NULL)
+        return -1;
+    memset(range, 0, sizeof(*range));
+    switch (kc->op) {
+    case KC_NONE:
+        break;
+    case KC_EQ:
+        n1 = index_sk_bound(v1, l1, 0x00, tmp);
+        memcpy(v1, tmp, n1);
+        range->prefix = v1;
+        range->prefix_len = n1;
+        break;
+    case KC_LT:
+    case KC_LE:
+        n1 = index_sk_bound(v1, l1, kc->op == KC_LT ? 0x00 : 0x01, tmp);
+        memcpy(v1, tmp, n1);
+        range->hi = v1;
+        range->hi_len = n1;
+        break;
+    case KC_GT:
+    case KC_GE:
+        n1 = index_sk_bound(v1, l1, kc->op == KC_GE ? 0x00 : 0x01, tmp);
+        memcpy(v1, tmp, n1);
+        range->lo = v1;
+        range->lo_len = n1;
+        range->lo_incl = true;
+        break;
+    case KC_BETWEEN:
+        n1 = index_sk_bound(v1, l1, 0x00, tmp);
+        memcpy(v1, tmp, n1);
+        n2 = index_sk_bound(v2, l2, 0x01, tmp);
+        memcpy(v2, tmp, n2);
+        range->lo = v1;
+        range->lo_len = n1;
+        range->lo_incl = true;
+        range->hi = v2;
+        range->hi_len = n2;
+        break;
+    case KC_BEGINS_WITH:
+        n1 = index_sk_prefix(v1, l1, tmp);
+        memcpy(v1, tmp, n1);
+        range->prefix = v1;
+        range->prefix_len = n1;
+        break;
+    }
+    free(tmp);
     return 0;
 }
 
@@ -748,12 +963,12 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
 
     memset(&kc, 0, sizeof(kc));
     memset(&range, 0, sizeof(range));
-    if (expr_keycond(r->keycond, &r->ot.ks, &kc, err) != 0)
+    if (expr_keycond(r->keycond, r->qks, &kc, err) != 0)
         return -1;
     if (kc.pk == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Query condition missed key schema element: %s",
-                           r->ot.ks.hash_name);
+                           r->qks->hash_name);
     if (av_empty_key(kc.pk))
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values are not valid. The "
@@ -761,7 +976,7 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
                            "contain an empty %s value. Key: %s",
                            json_object_get(kc.pk, "S") != NULL ? "string"
                                                                : "binary",
-                           r->ot.ks.hash_name);
+                           r->qks->hash_name);
     pk_len = key_encode_value(kc.pk, pk);
     if (pk_len < 0) {
         ddb_err_set(err, DDB_VALIDATION,
@@ -825,11 +1040,16 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
         break;
     }
 
-    if (r->esk != NULL && r->ot.ks.range_name[0] == '\0') {
+    if (r->idx != NULL && index_range(&kc, &range, v1, (size_t)l1, v2,
+                                      (size_t)l2) != 0) {
+        ddb_err_set(err, DDB_INTERNAL, "out of memory");
+        goto out;
+    }
+    if (r->esk != NULL && r->idx == NULL && r->ot.ks.range_name[0] == '\0') {
         rc = 0;                     /* one item per key: nothing after it */
         goto out;
     }
-    rc = stable_query(r->ot.t, pk, (size_t)pk_len,
+    rc = stable_query(r->src, pk, (size_t)pk_len,
                       kc.op == KC_NONE ? NULL : &range, r->forward,
                       r->esk != NULL ? r->start.sk : NULL,
                       r->esk != NULL ? r->start.sk_len : 0,
@@ -855,10 +1075,9 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
     read_req_init(r, OP_QUERY, req);
     if (query_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
-        check_index(r, err) != 0)
+        check_index(ctx, r, err) != 0)
         goto out;
-    if (r->esk != NULL &&
-        json_object_size(r->esk) != key_attr_count(&r->ot.ks)) {
+    if (r->esk != NULL && json_object_size(r->esk) != esk_attr_count(r)) {
         ddb_err_set(err, DDB_VALIDATION,
                     "The provided starting key is invalid");
         goto out;
@@ -870,7 +1089,11 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
         ddb_err_set(err, DDB_INTERNAL, "out of memory");
         goto out;
     }
-    if (query_run(r, &pg, err) != 0)
+    if (r->fetch && (pg.pending = json_array()) == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "out of memory");
+        goto out;
+    }
+    if (query_run(r, &pg, err) != 0 || page_fetch(r, &pg, err) != 0)
         goto out;
     *resp = page_reply(r, &pg);
     rc = 0;
@@ -964,7 +1187,7 @@ scan_check_start(struct read_req *r, struct ddb_err *err)
 {
     uint64_t h;
 
-    if (json_object_size(r->esk) != key_attr_count(&r->ot.ks))
+    if (json_object_size(r->esk) != esk_attr_count(r))
         return ddb_err_set(err, DDB_VALIDATION,
                            "The provided starting key is invalid: The "
                            "provided key element does not match the schema");
@@ -999,7 +1222,7 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
     read_req_init(r, OP_SCAN, req);
     if (scan_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
-        check_index(r, err) != 0)
+        check_index(ctx, r, err) != 0)
         goto out;
     if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
         check_nested_keys(r, "ProjectionExpression", err) != 0 ||
@@ -1010,10 +1233,16 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
         ddb_err_set(err, DDB_INTERNAL, "out of memory");
         goto out;
     }
-    rc = stable_scan(r->ot.t, r->lo, r->hi,
+    if (r->fetch && (pg.pending = json_array()) == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "out of memory");
+        goto out;
+    }
+    rc = stable_scan(r->src, r->lo, r->hi,
                      r->esk != NULL ? &r->start : NULL, page_row, &pg, err);
     if (rc > 0)
         rc = 0;
+    if (rc == 0 && page_fetch(r, &pg, err) != 0)
+        rc = -1;
     if (rc != 0) {
         rc = -1;
         goto out;

@@ -16,6 +16,7 @@
 #include <openssl/rand.h>
 
 #include "api/api.h"
+#include "api/index.h"
 #include "api/table_desc.h"
 
 /* Private members of a stored description (stripped before replying). */
@@ -199,6 +200,34 @@ int_member(const json_t *obj, const char *key)
 
 enum settle_result { SETTLE_SAME, SETTLE_CHANGED, SETTLE_GONE };
 
+/* The end of a table transition also ends its GSIs' ones: CREATING and
+ * UPDATING indexes become ACTIVE (backfill over), DELETING ones go. */
+static void
+settle_indexes(json_t *desc)
+{
+    json_t *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+    json_t *g, *wt;
+    const char *st;
+    size_t i;
+
+    for (i = 0; i < json_array_size(gsis);) {
+        g = json_array_get(gsis, i);
+        st = json_string_value(json_object_get(g, "IndexStatus"));
+        if (st != NULL && strcmp(st, "DELETING") == 0) {
+            json_array_remove(gsis, i);
+            continue;
+        }
+        json_object_set_new(g, "IndexStatus", json_string("ACTIVE"));
+        json_object_del(g, "Backfilling");
+        wt = json_object_get(g, "WarmThroughput");
+        if (json_is_object(wt))
+            json_object_set_new(wt, "Status", json_string("ACTIVE"));
+        i++;
+    }
+    if (gsis != NULL && json_array_size(gsis) == 0)
+        json_object_del(desc, "GlobalSecondaryIndexes");
+}
+
 /*
  * Apply the transition that is due at now_ms to desc (modified in place):
  * CREATING/UPDATING become ACTIVE, DELETING means the table is gone.
@@ -229,6 +258,7 @@ settle_desc(json_t *desc, uint64_t now_ms)
     if (json_is_object(wt))
         json_object_set_new(wt, "Status", json_string("ACTIVE"));
     json_object_del(desc, PRIV_UNTIL);
+    settle_indexes(desc);
     return SETTLE_CHANGED;
 }
 
@@ -289,6 +319,7 @@ open_settled(struct api_ctx *ctx, const char *name, bool have_lock,
             goto out;
         if (err != NULL)
             ddb_err_clear(err);
+        index_drop_all(st, name);
         rc = 1;
         goto out;
     }
@@ -312,8 +343,49 @@ out:
  * The description as clients see it: private members removed, ItemCount
  * and TableSizeBytes live from storage (when t is given). New reference.
  */
+/* Live ItemCount and IndexSizeBytes of every index in out (a public
+ * description being built). */
+static void
+index_stats(struct storage *st, json_t *out)
+{
+    static const char *const lists[2] = { "GlobalSecondaryIndexes",
+                                          "LocalSecondaryIndexes" };
+    const char *table = desc_str(out, "TableName");
+    char hidden[1200];
+    struct stable *it;
+    struct ddb_err e;
+    uint64_t count, bytes;
+    json_t *idx;
+    size_t i, j;
+
+    if (st == NULL || table == NULL)
+        return;
+    ddb_err_init(&e);
+    for (i = 0; i < 2; i++) {
+        json_array_foreach(json_object_get(out, lists[i]), j, idx) {
+            const char *iname = desc_str(idx, "IndexName");
+
+            if (iname == NULL)
+                continue;
+            index_table_name(table, iname, hidden, sizeof(hidden));
+            it = storage_table_get(st, hidden);
+            if (it == NULL)
+                continue;
+            count = bytes = 0;
+            if (stable_stats(it, &count, &bytes, &e) == 0) {
+                json_object_set_new(idx, "IndexSizeBytes",
+                                    json_integer((json_int_t)bytes));
+                json_object_set_new(idx, "ItemCount",
+                                    json_integer((json_int_t)count));
+            }
+            ddb_err_clear(&e);
+            stable_release(it);
+        }
+    }
+}
+
 static json_t *
-public_desc(struct stable *t, const json_t *desc)
+public_desc(struct storage *st, struct stable *t, const json_t *desc)
 {
     json_t *out = json_object();
     const char *key;
@@ -335,6 +407,7 @@ public_desc(struct stable *t, const json_t *desc)
                                 json_integer((json_int_t)bytes));
         }
         ddb_err_clear(&e);
+        index_stats(st, out);
     }
     return out;
 }
@@ -435,7 +508,8 @@ list_has_name(const json_t *list, const char *name)
  * secondary indexes were rejected before.
  */
 static int
-check_key_schema(const json_t *ks, const json_t *defs, struct ddb_err *err)
+check_key_schema(const json_t *ks, const json_t *defs, bool has_indexes,
+                 struct ddb_err *err)
 {
     char kbuf[1024], dbuf[1024];
     size_t i, j, nk, nd;
@@ -522,7 +596,7 @@ check_key_schema(const json_t *ks, const json_t *defs, struct ddb_err *err)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Invalid KeySchema: The second KeySchemaElement "
                            "is not a RANGE key type");
-    if (nk != nd)
+    if (nk != nd && !has_indexes)
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: "
                            "Number of attributes in KeySchema does not "
@@ -633,9 +707,8 @@ static int
 reject_unsupported(const json_t *req, const char *op, struct ddb_err *err)
 {
     static const char *const members[] = {
-        "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "ResourcePolicy",
-        "WarmThroughput", "GlobalSecondaryIndexUpdates", "ReplicaUpdates",
-        "AttributeDefinitions", "MultiRegionConsistency",
+        "ResourcePolicy", "WarmThroughput", "ReplicaUpdates",
+        "MultiRegionConsistency",
         "GlobalTableWitnessUpdates",
     };
     const json_t *ss = json_object_get(req, "StreamSpecification");
@@ -645,9 +718,6 @@ reject_unsupported(const json_t *req, const char *op, struct ddb_err *err)
         const json_t *v = json_object_get(req, members[i]);
 
         if (v == NULL || json_is_null(v))
-            continue;
-        if (strcmp(members[i], "AttributeDefinitions") == 0 &&
-            strcmp(op, "CreateTable") == 0)
             continue;
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: "
@@ -734,6 +804,473 @@ warm_json(unsigned nparts, const char *status)
                      (json_int_t)nparts * 1000, "Status", status);
 }
 
+/* ------------------------------------------------------------------------
+ * Secondary indexes in CreateTable (and UpdateTable's Create)
+ * ---------------------------------------------------------------------- */
+
+#define PROJECTED_MAX   100             /* NonKeyAttributes, all indexes */
+
+static bool
+member_present(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    return v != NULL && !json_is_null(v);
+}
+
+static bool
+str_is(const json_t *v, const char *s)
+{
+    const char *t = json_string_value(v);
+
+    return t != NULL && strcmp(t, s) == 0;
+}
+
+static bool
+req_has_indexes(const json_t *req)
+{
+    return member_present(req, "GlobalSecondaryIndexes") ||
+           member_present(req, "LocalSecondaryIndexes");
+}
+
+/* The AttributeName of element i of a KeySchema, or NULL. */
+static const char *
+key_name(const json_t *ks, size_t i)
+{
+    return json_string_value(json_object_get(json_array_get(ks, i),
+                                             "AttributeName"));
+}
+
+/*
+ * One index's KeySchema and Projection, in DynamoDB's order (dynalite
+ * validations/createTable.js, which records its messages).
+ */
+static int
+check_index_shape(const json_t *idx, const json_t *defs, struct ddb_err *err)
+{
+    const json_t *ks = json_object_get(idx, "KeySchema");
+    char kbuf[1024], dbuf[1024];
+    const json_t *el;
+    size_t i;
+
+    json_array_foreach(ks, i, el) {
+        const char *n = json_string_value(json_object_get(el,
+                                                          "AttributeName"));
+
+        if (n == NULL || !list_has_name(defs, n)) {
+            join_names(ks, kbuf, sizeof(kbuf));
+            join_names(defs, dbuf, sizeof(dbuf));
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Some index key attributes are not defined in "
+                               "AttributeDefinitions. Keys: %s, "
+                               "AttributeDefinitions: %s", kbuf, dbuf);
+        }
+    }
+    if (json_array_size(ks) == 2 && key_name(ks, 0) != NULL &&
+        key_name(ks, 1) != NULL && strcmp(key_name(ks, 0), key_name(ks, 1))
+        == 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Both the Hash Key and the Range Key element in "
+                           "the KeySchema have the same name");
+    if (!str_is(json_object_get(json_array_get(ks, 0), "KeyType"), "HASH"))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Invalid KeySchema: The first KeySchemaElement is "
+                           "not a HASH key type");
+    if (json_array_size(ks) == 2 &&
+        !str_is(json_object_get(json_array_get(ks, 1), "KeyType"), "RANGE"))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Invalid KeySchema: The second KeySchemaElement "
+                           "is not a RANGE key type");
+    return 0;
+}
+
+/* The Projection rules (after the LSI-only key checks). */
+static int
+check_projection(const json_t *idx, struct ddb_err *err)
+{
+    const json_t *proj = json_object_get(idx, "Projection");
+    const json_t *nka = json_object_get(proj, "NonKeyAttributes");
+    const char *pt = json_string_value(json_object_get(proj,
+                                                       "ProjectionType"));
+    const json_t *a, *b;
+    size_t i, j;
+
+    if (pt == NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "Unknown ProjectionType: null");
+    if (json_is_null(nka))
+        nka = NULL;
+    if (nka != NULL && strcmp(pt, "INCLUDE") != 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProjectionType is %s, but NonKeyAttributes is "
+                           "specified", pt);
+    if (nka == NULL && strcmp(pt, "INCLUDE") == 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProjectionType is INCLUDE, but NonKeyAttributes "
+                           "is not specified");
+    json_array_foreach(nka, i, a) {
+        for (j = 0; j < i; j++) {
+            b = json_array_get(nka, j);
+            if (json_equal((json_t *)a, (json_t *)b))
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Duplicate element in "
+                                   "NonKeyAttributes: %s",
+                                   json_string_value(a));
+        }
+    }
+    return 0;
+}
+
+static int
+check_duplicate_name(const json_t *req, const char *list, size_t upto,
+                     const char *name, struct ddb_err *err)
+{
+    static const char *const lists[2] = { "LocalSecondaryIndexes",
+                                          "GlobalSecondaryIndexes" };
+    size_t i, j, n;
+
+    for (i = 0; i < 2; i++) {
+        const json_t *a = json_object_get(req, lists[i]);
+
+        n = strcmp(lists[i], list) == 0 ? upto : json_array_size(a);
+        if (strcmp(lists[i], list) != 0 && i == 1)
+            n = 0;                  /* GSIs come after the LSIs */
+        for (j = 0; j < n; j++) {
+            const char *o = desc_str(json_array_get(a, j), "IndexName");
+
+            if (o != NULL && name != NULL && strcmp(o, name) == 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Duplicate index name: %s",
+                                   name);
+        }
+        if (strcmp(lists[i], list) == 0)
+            break;
+    }
+    return 0;
+}
+
+/* Append the names of ks not yet in used (an array of strings). */
+static void
+add_used(json_t *used, const json_t *ks)
+{
+    const json_t *el, *u;
+    size_t i, j;
+    bool seen;
+
+    json_array_foreach(ks, i, el) {
+        const json_t *n = json_object_get(el, "AttributeName");
+
+        seen = false;
+        json_array_foreach(used, j, u)
+            if (json_equal((json_t *)u, (json_t *)n))
+                seen = true;
+        if (!seen && json_is_string(n))
+            json_array_append(used, (json_t *)n);
+    }
+}
+
+/*
+ * CreateTable's index checks, after the table's own key schema: LSIs,
+ * then GSIs (each in DynamoDB's order), then AttributeDefinitions that no
+ * key uses and the projected-attribute limit.
+ */
+static int
+check_indexes(const json_t *req, bool on_demand, struct ddb_err *err)
+{
+    const json_t *ks = json_object_get(req, "KeySchema");
+    const json_t *defs = json_object_get(req, "AttributeDefinitions");
+    const json_t *lsis = json_object_get(req, "LocalSecondaryIndexes");
+    const json_t *gsis = json_object_get(req, "GlobalSecondaryIndexes");
+    const char *thash = key_name(ks, 0);
+    json_t *used = NULL;
+    const json_t *idx, *pt;
+    size_t i, nproj = 0;
+    long long r, w;
+    char dbuf[2048], ubuf[2048];
+    int rc = -1;
+
+    if (!req_has_indexes(req))
+        return 0;
+    if (json_is_null(lsis))
+        lsis = NULL;
+    if (json_is_null(gsis))
+        gsis = NULL;
+    if (lsis != NULL) {
+        if (json_array_size(lsis) == 0)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "List of LocalSecondaryIndexes is empty");
+        if (json_array_size(ks) != 2)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Table KeySchema does not have a range key, "
+                               "which is required when specifying a "
+                               "LocalSecondaryIndex");
+        json_array_foreach(lsis, i, idx) {
+            const json_t *iks = json_object_get(idx, "KeySchema");
+            const char *iname = desc_str(idx, "IndexName");
+
+            if (check_index_shape(idx, defs, err) != 0)
+                return -1;
+            if (json_array_size(iks) != 2)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Index KeySchema does not have a "
+                                   "range key for index: %s", iname);
+            if (key_name(iks, 0) == NULL || thash == NULL ||
+                strcmp(key_name(iks, 0), thash) != 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Index KeySchema does not have "
+                                   "the same leading hash key as table "
+                                   "KeySchema for index: %s. index hash key: "
+                                   "%s, table hash key: %s", iname,
+                                   key_name(iks, 0), thash);
+            if (check_projection(idx, err) != 0 ||
+                check_duplicate_name(req, "LocalSecondaryIndexes", i, iname,
+                                     err) != 0)
+                return -1;
+        }
+        if (json_array_size(lsis) > INDEX_LSI_MAX)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Number of LocalSecondaryIndexes exceeds "
+                               "per-table limit of %d", INDEX_LSI_MAX);
+    }
+    if (gsis != NULL) {
+        if (json_array_size(gsis) == 0)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "List of GlobalSecondaryIndexes is empty");
+        json_array_foreach(gsis, i, idx) {
+            const char *iname = desc_str(idx, "IndexName");
+
+            if (check_index_shape(idx, defs, err) != 0 ||
+                check_projection(idx, err) != 0)
+                return -1;
+            pt = json_object_get(idx, "ProvisionedThroughput");
+            if (json_is_null(pt))
+                pt = NULL;
+            if (on_demand && pt != NULL)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: ProvisionedThroughput should "
+                                   "not be specified for index: %s when "
+                                   "BillingMode is PAY_PER_REQUEST", iname);
+            if (!on_demand && pt == NULL)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: ProvisionedThroughput is not "
+                                   "specified for index: %s", iname);
+            if (pt != NULL && read_throughput(pt, &r, &w, err) != 0)
+                return -1;
+            if (member_present(idx, "OnDemandThroughput")) {
+                json_t *odt;
+
+                if (!on_demand)
+                    return ddb_err_set(err, DDB_VALIDATION,
+                                       "One or more parameter values were "
+                                       "invalid: OnDemandThroughput cannot "
+                                       "be specified when BillingMode is "
+                                       "PROVISIONED");
+                odt = read_on_demand(json_object_get(idx,
+                                                     "OnDemandThroughput"),
+                                     err);
+                if (odt == NULL)
+                    return -1;
+                json_decref(odt);
+            }
+            if (check_duplicate_name(req, "GlobalSecondaryIndexes", i, iname,
+                                     err) != 0)
+                return -1;
+        }
+        if (json_array_size(gsis) > INDEX_GSI_MAX)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "GlobalSecondaryIndex count exceeds the "
+                               "per-table limit of %d", INDEX_GSI_MAX);
+    }
+    /* Every AttributeDefinition must be some key. */
+    used = json_array();
+    add_used(used, ks);
+    json_array_foreach(lsis, i, idx) {
+        add_used(used, json_object_get(idx, "KeySchema"));
+        nproj += json_array_size(json_object_get(
+            json_object_get(idx, "Projection"), "NonKeyAttributes"));
+    }
+    json_array_foreach(gsis, i, idx) {
+        add_used(used, json_object_get(idx, "KeySchema"));
+        nproj += json_array_size(json_object_get(
+            json_object_get(idx, "Projection"), "NonKeyAttributes"));
+    }
+    if (json_array_size(used) != json_array_size(defs)) {
+        json_t *uk = json_array();
+        const json_t *u;
+
+        json_array_foreach(used, i, u)
+            json_array_append_new(uk, json_pack("{s:O}", "AttributeName", u));
+        join_names(defs, dbuf, sizeof(dbuf));
+        join_names(uk, ubuf, sizeof(ubuf));
+        json_decref(uk);
+        ddb_err_set(err, DDB_VALIDATION,
+                    "One or more parameter values were invalid: Some "
+                    "AttributeDefinitions are not used. AttributeDefinitions: "
+                    "%s, keys used: %s", dbuf, ubuf);
+        goto out;
+    }
+    if (nproj > PROJECTED_MAX) {
+        ddb_err_set(err, DDB_VALIDATION,
+                    "One or more parameter values were invalid: Number of "
+                    "projected attributes in all indexes exceeds limit of "
+                    "%d, provided: %zu", PROJECTED_MAX, nproj);
+        goto out;
+    }
+    rc = 0;
+out:
+    json_decref(used);
+    return rc;
+}
+
+/* The Projection as DynamoDB describes it. New reference. */
+static json_t *
+projection_desc(const json_t *proj)
+{
+    const json_t *nka = json_object_get(proj, "NonKeyAttributes");
+    json_t *out = json_pack("{s:O}", "ProjectionType",
+                            json_object_get(proj, "ProjectionType"));
+
+    if (json_is_array(nka))
+        json_object_set_new(out, "NonKeyAttributes", json_deep_copy(nka));
+    return out;
+}
+
+/*
+ * The description of one index from its request element. A GSI gets its
+ * own ProvisionedThroughput (0/0 on demand), WarmThroughput and status;
+ * *nparts receives its initial partition count.
+ */
+static json_t *
+index_desc_new(const struct api_ctx *ctx, const char *table,
+               const json_t *idx, bool global, bool on_demand,
+               const char *status, unsigned *nparts)
+{
+    const char *iname = desc_str(idx, "IndexName");
+    const json_t *pt = json_object_get(idx, "ProvisionedThroughput");
+    char arn[2400];
+    long long r = 0, w = 0;
+    json_t *d, *odt;
+    struct ddb_err e;
+
+    api_table_arn(ctx, table, arn, sizeof(arn));
+    snprintf(arn + strlen(arn), sizeof(arn) - strlen(arn), "/index/%s",
+             iname);
+    d = json_pack("{s:s, s:o, s:o}", "IndexName", iname, "KeySchema",
+                  clean_list(json_object_get(idx, "KeySchema"), "KeyType"),
+                  "Projection",
+                  projection_desc(json_object_get(idx, "Projection")));
+    *nparts = 1;
+    if (global) {
+        ddb_err_init(&e);
+        if (json_is_object(pt))
+            read_throughput(pt, &r, &w, &e);
+        ddb_err_clear(&e);
+        json_object_set_new(d, "IndexStatus", json_string(status));
+        json_object_set_new(d, "ProvisionedThroughput",
+                            json_pack("{s:I, s:I, s:I}",
+                                      "NumberOfDecreasesToday", (json_int_t)0,
+                                      "ReadCapacityUnits", (json_int_t)r,
+                                      "WriteCapacityUnits", (json_int_t)w));
+        *nparts = initial_parts(on_demand, r, w);
+        if (on_demand && member_present(idx, "OnDemandThroughput")) {
+            ddb_err_init(&e);
+            odt = read_on_demand(json_object_get(idx, "OnDemandThroughput"),
+                                 &e);
+            ddb_err_clear(&e);
+            if (odt != NULL)
+                json_object_set_new(d, "OnDemandThroughput", odt);
+        }
+        json_object_set_new(d, "WarmThroughput",
+                            warm_json(*nparts, status));
+    }
+    json_object_set_new(d, "IndexSizeBytes", json_integer(0));
+    json_object_set_new(d, "ItemCount", json_integer(0));
+    json_object_set_new(d, "IndexArn", json_string(arn));
+    return d;
+}
+
+/* Create the hidden storage table of every index in desc. On failure the
+ * ones created are dropped again. */
+static int
+create_index_tables(struct storage *st, const json_t *desc,
+                    const unsigned *gparts, unsigned lparts,
+                    struct ddb_err *err)
+{
+    static const char *const lists[2] = { "GlobalSecondaryIndexes",
+                                          "LocalSecondaryIndexes" };
+    const char *table = desc_str(desc, "TableName");
+    char hidden[1200];
+    json_t *meta;
+    const json_t *idx;
+    size_t i, j;
+    int rc;
+
+    for (i = 0; i < 2; i++) {
+        json_array_foreach(json_object_get(desc, lists[i]), j, idx) {
+            index_table_name(table, desc_str(idx, "IndexName"), hidden,
+                             sizeof(hidden));
+            meta = json_pack("{s:s, s:s, s:O}", "TableName", hidden,
+                             "_slIndexOf", table, "IndexName",
+                             json_object_get(idx, "IndexName"));
+            rc = storage_table_create(st, hidden, meta,
+                                      i == 0 ? gparts[j] : lparts, err);
+            json_decref(meta);
+            if (rc != 0) {
+                index_drop_all(st, table);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Add the GlobalSecondaryIndexes / LocalSecondaryIndexes descriptions of
+ * a (validated) CreateTable request to desc; gparts[i] receives GSI i's
+ * partition count. */
+static int
+add_index_descs(const struct api_ctx *ctx, const json_t *req, json_t *desc,
+                bool on_demand, unsigned *gparts)
+{
+    static const char *const lists[2] = { "GlobalSecondaryIndexes",
+                                          "LocalSecondaryIndexes" };
+    const char *table = desc_str(desc, "TableName");
+    const char *status = desc_str(desc, "TableStatus");
+    const json_t *idx;
+    json_t *out;
+    unsigned lp;
+    size_t i, j;
+
+    for (i = 0; i < 2; i++) {
+        const json_t *list = json_object_get(req, lists[i]);
+
+        if (!json_is_array(list))
+            continue;
+        out = json_array();
+        json_array_foreach(list, j, idx)
+            json_array_append_new(out, index_desc_new(
+                ctx, table, idx, i == 0, on_demand,
+                status != NULL ? status : "ACTIVE",
+                i == 0 && j < INDEX_GSI_MAX ? &gparts[j] : &lp));
+        json_object_set_new(desc, lists[i], out);
+    }
+    return 0;
+}
+
 int
 api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                  struct ddb_err *err)
@@ -746,7 +1283,7 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     json_t *old = NULL;
     long long r = 0, w = 0;
     bool on_demand, locked = false;
-    unsigned nparts;
+    unsigned nparts, gparts[INDEX_GSI_MAX + 1];
     uint64_t now = req_now_ms(ctx);
     char arn[2048], id[37];
     int rc = -1, o;
@@ -796,7 +1333,9 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
 
     if (check_key_schema(json_object_get(req, "KeySchema"),
                          json_object_get(req, "AttributeDefinitions"),
-                         err) != 0)
+                         req_has_indexes(req), err) != 0)
+        return -1;
+    if (check_indexes(req, on_demand, err) != 0)
         return -1;
 
     odt_req = json_object_get(req, "OnDemandThroughput");
@@ -860,6 +1399,10 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (json_is_array(tags))
         json_object_set_new(desc, PRIV_TAGS, json_deep_copy(tags));
     set_status(ctx, desc, "CREATING", now);
+    if (add_index_descs(ctx, req, desc, on_demand, gparts) != 0) {
+        ddb_err_set(err, DDB_INTERNAL, "index descriptions");
+        goto out;
+    }
     if (strcmp(desc_str(desc, "TableStatus"), "ACTIVE") == 0 && on_demand)
         json_object_set(json_object_get(desc, "BillingModeSummary"),
                         "LastUpdateToPayPerRequestDateTime",
@@ -876,7 +1419,13 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     name);
         goto out;
     }
+    /* Hidden index tables first (left over ones from a crash dropped),
+     * so that a visible table always has its indexes. */
+    index_drop_all(ctx->srv->st, name);
+    if (create_index_tables(ctx->srv->st, desc, gparts, nparts, err) != 0)
+        goto out;
     if (storage_table_create(ctx->srv->st, name, desc, nparts, err) != 0) {
+        index_drop_all(ctx->srv->st, name);
         if (err != NULL && err->type == DDB_RESOURCE_IN_USE)
             ddb_err_set(err, DDB_RESOURCE_IN_USE,
                         "Table already exists: %s", name);
@@ -885,7 +1434,7 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     pthread_mutex_unlock(&ddl_lock);
     locked = false;
 
-    pub = public_desc(NULL, desc);
+    pub = public_desc(NULL, NULL, desc);
     *resp = json_pack("{s:o}", "TableDescription", pub);
     rc = 0;
 out:
@@ -923,7 +1472,7 @@ api_describe_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         return -1;
     if (o > 0)
         return not_found_named(param, err);
-    *resp = json_pack("{s:o}", "Table", public_desc(t, desc));
+    *resp = json_pack("{s:o}", "Table", public_desc(ctx->srv->st, t, desc));
     json_decref(desc);
     stable_release(t);
     return 0;
@@ -964,7 +1513,8 @@ api_list_tables(struct api_ctx *ctx, const json_t *req, json_t **resp,
     total = json_array_size(names);
     for (i = 0; i < total; i++) {
         n = json_string_value(json_array_get(names, i));
-        if (n == NULL || (start != NULL && strcmp(n, start) <= 0))
+        if (n == NULL || (start != NULL && strcmp(n, start) <= 0) ||
+            index_is_hidden_name(n))
             continue;
         /* Drop tables whose DELETING period is over. */
         t = NULL;
@@ -1187,7 +1737,7 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
 out:
     pthread_mutex_unlock(&ddl_lock);
     if (rc == 0)
-        *resp = json_pack("{s:o}", "TableDescription", public_desc(t, desc));
+        *resp = json_pack("{s:o}", "TableDescription", public_desc(ctx->srv->st, t, desc));
     json_decref(now_j);
     json_decref(odt);
     json_decref(desc);
@@ -1229,7 +1779,7 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     /* DynamoDB: "If table is already in the DELETING state, no error is
      * returned." CREATING and UPDATING are ResourceInUseException. */
     if (status != NULL && strcmp(status, "DELETING") == 0) {
-        pub = public_desc(t, desc);
+        pub = public_desc(ctx->srv->st, t, desc);
         rc = 0;
         goto out;
     }
@@ -1245,7 +1795,7 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (json_is_object(json_object_get(desc, "WarmThroughput")))
         json_object_set_new(json_object_get(desc, "WarmThroughput"),
                             "Status", json_string("DELETING"));
-    pub = public_desc(t, desc);
+    pub = public_desc(ctx->srv->st, t, desc);
     if (delay == 0) {
         stable_release(t);
         t = NULL;
@@ -1255,6 +1805,7 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
             goto out;
         if (err != NULL)
             ddb_err_clear(err);
+        index_drop_all(ctx->srv->st, name);
     } else {
         json_object_set_new(desc, PRIV_UNTIL,
                             json_integer((json_int_t)(now + delay)));

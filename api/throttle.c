@@ -4,10 +4,13 @@
  * capacity, on-demand peak tracking, counters and space-saving hot keys.
  * The handlers call throttle_admit before a request and throttle_charge
  * after it; docs/throttling.md explains the model and its numbers. */
+#include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/throttle.h"
 
@@ -794,20 +797,23 @@ decide(struct throttle_table *t, struct tpart *p, int op, int64_t need,
     }
     if (p->b[op].level >= min64(need, max64(p->b[op].cap, 0)))
         return THROTTLE_OK;
-    if (t->lim.adaptive) {
-        /* What the other partitions' shares leave unused this second,
-         * less what this partition already borrowed in it. */
+    /* Adaptive capacity lends what the other partitions' shares leave
+     * unused in the last second, less what this partition already
+     * borrowed in it. When there is something to lend but adaptive
+     * capacity is off, the partition's key range is the limit; when there
+     * is nothing, the table's provisioned throughput is. */
+    {
         int64_t share = p->b[op].rate * 1000;       /* mu/s */
         int64_t pool = t->prov[op] - share;
         int64_t used = (tw - p->w[op].sum) + p->bw[op].sum;
 
-        if (pool > 0 && fits(used, need, pool)) {
-            *borrow = true;
-            return THROTTLE_OK;
-        }
+        if (pool <= 0 || !fits(used, need, pool))
+            return THROTTLE_PROVISIONED;
+        if (!t->lim.adaptive)
+            return THROTTLE_KEY_RANGE;
+        *borrow = true;
+        return THROTTLE_OK;
     }
-    return fits(tw, need, t->prov[op]) ? THROTTLE_KEY_RANGE
-                                       : THROTTLE_PROVISIONED;
 }
 
 enum throttle_cause
@@ -1007,6 +1013,31 @@ throttle_err(struct throttle_table *t, enum throttle_op op,
     return ddb_err_set(err, type, "%s", msg);
 }
 
+int
+throttle_batch_err(struct throttle_table *t, enum throttle_op op,
+                   enum throttle_cause cause, struct ddb_err *err)
+{
+    json_t *list;
+
+    if (cause != THROTTLE_KEY_RANGE)
+        return throttle_err(t, op, cause, err);
+    if (err == NULL)
+        return -1;
+    list = json_pack("[{s:s, s:s}]", "reason",
+                     throttle_reason(t->is_index, op, cause), "resource",
+                     t->arn);
+    ddb_err_extra_set_new(err, "throttlingReasons", list);
+    return ddb_err_set(err, DDB_THROTTLING, "%s", MSG_SCALING);
+}
+
+const char *
+throttle_txn_code(struct throttle_table *t, enum throttle_cause cause)
+{
+    return throttle_errtype(t, cause) == DDB_THROUGHPUT_EXCEEDED
+               ? "ProvisionedThroughputExceeded"
+               : "ThrottlingError";
+}
+
 /* ------------------------------------------------------------------------
  * Observability.
  * ---------------------------------------------------------------------- */
@@ -1110,4 +1141,344 @@ throttle_hotkeys(struct throttle_table *t, enum throttle_hk_kind kind,
     m = throttle_sketch_top(t->hk[kind], out, n);
     pthread_mutex_unlock(&t->mu);
     return m;
+}
+
+/* ------------------------------------------------------------------------
+ * Knobs by name (command line, config file, per-table tags).
+ * ---------------------------------------------------------------------- */
+
+enum knob_kind { KNOB_BOOL, KNOB_POS, KNOB_NONNEG, KNOB_MULT };
+
+static const struct knob {
+    const char *name;
+    enum knob_kind kind;
+    size_t off;                         /* offsetof(struct throttle_limits) */
+} knobs[] = {
+    { "throttle", KNOB_BOOL, offsetof(struct throttle_limits, enforce) },
+    { "throttle-scale", KNOB_POS, offsetof(struct throttle_limits, scale) },
+    { "partition-rcu", KNOB_POS,
+      offsetof(struct throttle_limits, partition_rcu) },
+    { "partition-wcu", KNOB_POS,
+      offsetof(struct throttle_limits, partition_wcu) },
+    { "burst-seconds", KNOB_NONNEG,
+      offsetof(struct throttle_limits, burst_s) },
+    { "burst-start-full", KNOB_BOOL,
+      offsetof(struct throttle_limits, burst_start_full) },
+    { "adaptive-capacity", KNOB_BOOL,
+      offsetof(struct throttle_limits, adaptive) },
+    { "ondemand-initial-rru", KNOB_POS,
+      offsetof(struct throttle_limits, od_initial_rru) },
+    { "ondemand-initial-wru", KNOB_POS,
+      offsetof(struct throttle_limits, od_initial_wru) },
+    { "ondemand-peak-multiplier", KNOB_MULT,
+      offsetof(struct throttle_limits, od_peak_mult) },
+    { "ondemand-peak-window-seconds", KNOB_NONNEG,
+      offsetof(struct throttle_limits, od_peak_window_s) },
+    { "ondemand-table-max-rru", KNOB_POS,
+      offsetof(struct throttle_limits, od_table_max_rru) },
+    { "ondemand-table-max-wru", KNOB_POS,
+      offsetof(struct throttle_limits, od_table_max_wru) },
+};
+
+static int
+parse_bool(const char *v, bool *out)
+{
+    static const char *const yes[] = { "on", "true", "yes", "1" };
+    static const char *const no[] = { "off", "false", "no", "0" };
+
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int
+throttle_limits_set(struct throttle_limits *lim, const char *name,
+                    const char *value)
+{
+    const struct knob *k = NULL;
+    char *end;
+    double d;
+
+    if (name == NULL)
+        return -1;
+    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+        if (strcmp(knobs[i].name, name) == 0)
+            k = &knobs[i];
+    if (k == NULL)
+        return -1;
+    if (value == NULL)
+        return -2;
+    if (k->kind == KNOB_BOOL)
+        return parse_bool(value, (bool *)((char *)lim + k->off)) == 0 ? 0
+                                                                      : -2;
+    errno = 0;
+    d = strtod(value, &end);
+    if (end == value || *end != '\0' || errno != 0 || !(d >= 0) || d > 1e12)
+        return -2;
+    if ((k->kind == KNOB_POS && d <= 0) || (k->kind == KNOB_MULT && d < 1))
+        return -2;
+    *(double *)((char *)lim + k->off) = d;
+    return 0;
+}
+
+#define TAG_PREFIX "shardlocal:"
+
+int
+throttle_limits_apply_tags(struct throttle_limits *lim, const json_t *tags)
+{
+    size_t i;
+    json_t *tag;
+    int n = 0;
+
+    if (!json_is_array(tags))
+        return 0;
+    json_array_foreach(tags, i, tag) {
+        const char *k = json_string_value(json_object_get(tag, "Key"));
+        const char *v = json_string_value(json_object_get(tag, "Value"));
+
+        if (k == NULL || strncmp(k, TAG_PREFIX, strlen(TAG_PREFIX)) != 0)
+            continue;
+        if (throttle_limits_set(lim, k + strlen(TAG_PREFIX), v) == 0)
+            n++;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------
+ * From a table description.
+ * ---------------------------------------------------------------------- */
+
+static double
+num_member(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    /* unit counts are whole numbers in descriptions; JSON reals tolerated */
+    if (json_is_integer(v))
+        return (double)json_integer_value(v);
+    if (json_is_real(v))
+        return json_real_value(v);
+    return 0;
+}
+
+int
+throttle_conf_from_desc(const json_t *desc, const char *index,
+                        unsigned nparts, struct throttle_table_conf *tc)
+{
+    const json_t *src = desc, *pt, *odt;
+    const char *mode;
+
+    memset(tc, 0, sizeof(*tc));
+    mode = json_string_value(json_object_get(
+        json_object_get(desc, "BillingModeSummary"), "BillingMode"));
+    tc->on_demand = mode != NULL && strcmp(mode, "PAY_PER_REQUEST") == 0;
+    tc->arn = json_string_value(json_object_get(desc, "TableArn"));
+    if (index != NULL) {
+        const json_t *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+        json_t *g;
+        size_t i;
+
+        src = NULL;
+        json_array_foreach(gsis, i, g) {
+            const char *n = json_string_value(json_object_get(g,
+                                                              "IndexName"));
+
+            if (n != NULL && strcmp(n, index) == 0)
+                src = g;
+        }
+        if (src == NULL)
+            return -1;
+        tc->is_index = true;
+        tc->arn = json_string_value(json_object_get(src, "IndexArn"));
+    }
+    pt = json_object_get(src, "ProvisionedThroughput");
+    tc->rcu = num_member(pt, "ReadCapacityUnits");
+    tc->wcu = num_member(pt, "WriteCapacityUnits");
+    odt = json_object_get(src, "OnDemandThroughput");
+    tc->od_max_rru = odt != NULL ? num_member(odt, "MaxReadRequestUnits")
+                                 : -1;
+    tc->od_max_wru = odt != NULL ? num_member(odt, "MaxWriteRequestUnits")
+                                 : -1;
+    if (tc->od_max_rru == 0)
+        tc->od_max_rru = -1;
+    if (tc->od_max_wru == 0)
+        tc->od_max_wru = -1;
+    tc->nparts = nparts == 0 ? 1 : nparts;
+    if (tc->arn == NULL)
+        tc->arn = "";
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Registry.
+ * ---------------------------------------------------------------------- */
+
+struct reg_entry {
+    char *table;                        /* owned */
+    char *index;                        /* owned, NULL for the table */
+    struct throttle_table *t;           /* owned */
+    bool dropped;                       /* kept allocated until free */
+};
+
+struct throttle_registry {
+    pthread_rwlock_t mu;                /* guards everything below */
+    struct throttle_limits lim;
+    struct reg_entry *e;                /* owned */
+    size_t n, cap;
+};
+
+struct throttle_registry *
+throttle_registry_new(const struct throttle_limits *lim)
+{
+    struct throttle_registry *r = xcalloc(1, sizeof(*r));
+
+    pthread_rwlock_init(&r->mu, NULL);
+    r->lim = *lim;
+    return r;
+}
+
+void
+throttle_registry_free(struct throttle_registry *r)
+{
+    if (r == NULL)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->e[i].table);
+        free(r->e[i].index);
+        throttle_table_free(r->e[i].t);
+    }
+    free(r->e);
+    pthread_rwlock_destroy(&r->mu);
+    free(r);
+}
+
+void
+throttle_registry_limits(struct throttle_registry *r,
+                         struct throttle_limits *out)
+{
+    pthread_rwlock_rdlock(&r->mu);
+    *out = r->lim;
+    pthread_rwlock_unlock(&r->mu);
+}
+
+void
+throttle_registry_set_limits(struct throttle_registry *r,
+                             const struct throttle_limits *lim,
+                             uint64_t now_ms)
+{
+    pthread_rwlock_wrlock(&r->mu);
+    r->lim = *lim;
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->e[i].dropped)
+            throttle_table_set_limits(r->e[i].t, lim, now_ms);
+    pthread_rwlock_unlock(&r->mu);
+}
+
+static bool
+same_index(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+/* Caller holds r->mu (either mode). */
+static struct throttle_table *
+reg_lookup(struct throttle_registry *r, const char *table, const char *index)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct reg_entry *e = &r->e[i];
+
+        if (!e->dropped && strcmp(e->table, table) == 0 &&
+            same_index(e->index, index))
+            return e->t;
+    }
+    return NULL;
+}
+
+struct throttle_table *
+throttle_registry_find(struct throttle_registry *r, const char *table,
+                       const char *index)
+{
+    struct throttle_table *t;
+
+    if (table == NULL)
+        return NULL;
+    pthread_rwlock_rdlock(&r->mu);
+    t = reg_lookup(r, table, index);
+    pthread_rwlock_unlock(&r->mu);
+    return t;
+}
+
+struct throttle_table *
+throttle_registry_get(struct throttle_registry *r, const char *table,
+                      const char *index, const struct throttle_table_conf *tc,
+                      const struct throttle_limits *lim, uint64_t now_ms)
+{
+    struct throttle_table *t = throttle_registry_find(r, table, index);
+    struct reg_entry *e;
+
+    if (t != NULL || table == NULL || tc == NULL)
+        return t;
+    pthread_rwlock_wrlock(&r->mu);
+    t = reg_lookup(r, table, index);    /* another thread may have won */
+    if (t == NULL) {
+        if (r->n == r->cap) {
+            size_t cap = r->cap == 0 ? 16 : r->cap * 2;
+            struct reg_entry *ne = xcalloc(cap, sizeof(*ne));
+
+            if (r->n > 0)
+                memcpy(ne, r->e, r->n * sizeof(*ne));
+            free(r->e);
+            r->e = ne;
+            r->cap = cap;
+        }
+        e = &r->e[r->n];
+        e->table = strdup(table);
+        e->index = index != NULL ? strdup(index) : NULL;
+        if (e->table == NULL || (index != NULL && e->index == NULL))
+            abort();
+        e->t = throttle_table_new(lim != NULL ? lim : &r->lim, tc, now_ms);
+        e->dropped = false;
+        r->n++;
+        t = e->t;
+    }
+    pthread_rwlock_unlock(&r->mu);
+    return t;
+}
+
+void
+throttle_registry_drop(struct throttle_registry *r, const char *table,
+                       const char *index)
+{
+    if (table == NULL)
+        return;
+    pthread_rwlock_wrlock(&r->mu);
+    for (size_t i = 0; i < r->n; i++) {
+        struct reg_entry *e = &r->e[i];
+
+        if (strcmp(e->table, table) == 0 &&
+            (index == NULL || same_index(e->index, index)))
+            e->dropped = true;
+    }
+    pthread_rwlock_unlock(&r->mu);
+}
+
+void
+throttle_registry_foreach(struct throttle_registry *r, throttle_visit_fn *fn,
+                          void *arg)
+{
+    pthread_rwlock_rdlock(&r->mu);
+    for (size_t i = 0; i < r->n; i++)
+        if (!r->e[i].dropped)
+            fn(arg, r->e[i].table, r->e[i].index, r->e[i].t);
+    pthread_rwlock_unlock(&r->mu);
 }

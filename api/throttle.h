@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "storage/storage.h"
 
 enum throttle_op { THROTTLE_READ = 0, THROTTLE_WRITE = 1 };
@@ -57,6 +59,24 @@ double throttle_limits_ceiling(const struct throttle_limits *lim,
 unsigned throttle_limits_partitions(const struct throttle_limits *lim,
                                     double rcu, double wcu);
 
+/*
+ * Set one knob by name from text, for the command line, the config file
+ * and per-table tags ("shardlocal:<name>"). Names: throttle (on|off),
+ * throttle-scale, partition-rcu, partition-wcu, burst-seconds,
+ * burst-start-full (on|off), adaptive-capacity (on|off),
+ * ondemand-initial-rru, ondemand-initial-wru, ondemand-peak-multiplier,
+ * ondemand-peak-window-seconds, ondemand-table-max-rru,
+ * ondemand-table-max-wru. Returns 0, -1 for an unknown name, or -2 for a
+ * bad value (lim unchanged).
+ */
+int throttle_limits_set(struct throttle_limits *lim, const char *name,
+                        const char *value);
+/* Apply the "shardlocal:<knob>" entries of a Tags list ([{"Key", "Value"}],
+ * borrowed, may be NULL) to lim; other tags are ignored, and so are bad
+ * values. Returns how many knobs were set. */
+int throttle_limits_apply_tags(struct throttle_limits *lim,
+                               const json_t *tags);
+
 /* What a table (or one GSI) is provisioned with. */
 struct throttle_table_conf {
     bool on_demand;                 /* PAY_PER_REQUEST */
@@ -66,6 +86,17 @@ struct throttle_table_conf {
     const char *arn;                /* table or index ARN (copied) */
     bool is_index;                  /* a GSI: reasons say Index..., GSI msg */
 };
+
+/*
+ * Fill tc from a table description (DescribeTable's TableDescription,
+ * borrowed): BillingModeSummary, ProvisionedThroughput, OnDemandThroughput
+ * and TableArn, or, when index is not NULL, those of that entry of
+ * GlobalSecondaryIndexes (IndexArn; an on-demand table's GSIs are
+ * on-demand). tc->arn points into desc. Returns 0, or -1 if the index is
+ * not in the description.
+ */
+int throttle_conf_from_desc(const json_t *desc, const char *index,
+                            unsigned nparts, struct throttle_table_conf *tc);
 
 struct throttle_table;
 
@@ -87,9 +118,10 @@ void throttle_table_set_limits(struct throttle_table *t,
                                const struct throttle_limits *lim,
                                uint64_t now_ms);
 /* Partition i split in two (stable_split): it becomes i and i+1, indexes
- * above shift by one. Each child gets half of the parent's bucket levels,
- * window usage and counters; shares are recomputed from the new count.
- * -1 with err (DDB_INTERNAL) if i is out of range. */
+ * above shift by one. Each child gets half of the parent's share, bank,
+ * bucket level, window usage and counters (the next throttle_table_update
+ * evens the shares out again). -1 with err (DDB_INTERNAL) if i is out of
+ * range. */
 int throttle_table_split(struct throttle_table *t, unsigned i,
                          uint64_t now_ms, struct ddb_err *err);
 /* Every partition split: partition i becomes 2i and 2i+1. */
@@ -152,6 +184,18 @@ const char *throttle_reason(bool is_index, enum throttle_op op,
  * "ProvisionedThroughputExceeded" or "ThrottlingError". */
 enum ddb_errtype throttle_errtype(struct throttle_table *t,
                                   enum throttle_cause cause);
+
+/* BatchGetItem/BatchWriteItem when not one item could be processed
+ * (throttling.md 5): a partition-level cause (KeyRange) fails with
+ * ThrottlingException, a table-level one as throttle_err() does. Always
+ * returns -1. */
+int throttle_batch_err(struct throttle_table *t, enum throttle_op op,
+                       enum throttle_cause cause, struct ddb_err *err);
+/* The CancellationReasons code of a throttled transaction item:
+ * "ProvisionedThroughputExceeded" (provisioned table or index) or
+ * "ThrottlingError" (on-demand). */
+const char *throttle_txn_code(struct throttle_table *t,
+                              enum throttle_cause cause);
 
 /* ------------------------------------------------------------------------
  * Observability: per-partition and per-table counters, hot keys.
@@ -219,6 +263,50 @@ struct throttle_hotkey {
 size_t throttle_hotkeys(struct throttle_table *t, enum throttle_hk_kind kind,
                         struct throttle_hotkey *out, size_t n);
 void throttle_hotkeys_free(struct throttle_hotkey *hk, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Registry: the throttle state of every table and GSI of one server.
+ * ---------------------------------------------------------------------- */
+
+struct throttle_registry;
+
+/* lim (copied) is the server-wide default. */
+struct throttle_registry *throttle_registry_new(
+    const struct throttle_limits *lim);
+/* Frees every table, dropped ones too. */
+void throttle_registry_free(struct throttle_registry *r);
+/* The server-wide limits (copied into *out). */
+void throttle_registry_limits(struct throttle_registry *r,
+                              struct throttle_limits *out);
+/* New server-wide limits, applied to every live table (e.g. an admin call
+ * or the virtual-clock tests). Per-table tag overrides are lost. */
+void throttle_registry_set_limits(struct throttle_registry *r,
+                                  const struct throttle_limits *lim,
+                                  uint64_t now_ms);
+/*
+ * The state of table (index NULL) or its GSI index. If absent it is
+ * created from tc and lim (NULL: the server-wide limits). The pointer
+ * stays valid until throttle_registry_free, even after a drop, so a
+ * request in flight never touches freed memory.
+ */
+struct throttle_table *throttle_registry_get(
+    struct throttle_registry *r, const char *table, const char *index,
+    const struct throttle_table_conf *tc, const struct throttle_limits *lim,
+    uint64_t now_ms);
+/* Look up only: NULL if absent. */
+struct throttle_table *throttle_registry_find(struct throttle_registry *r,
+                                              const char *table,
+                                              const char *index);
+/* DeleteTable (or a GSI deleted: index not NULL): forget the state; the
+ * next get creates a fresh one. index NULL drops the table's GSIs too. */
+void throttle_registry_drop(struct throttle_registry *r, const char *table,
+                            const char *index);
+/* Visit every live entry (for /metrics and the admin API), under the
+ * registry's read lock: fn must not call back into the registry. */
+typedef void throttle_visit_fn(void *arg, const char *table,
+                               const char *index, struct throttle_table *t);
+void throttle_registry_foreach(struct throttle_registry *r,
+                               throttle_visit_fn *fn, void *arg);
 
 /* Standalone space-saving counter (exposed for tests and other uses). */
 struct throttle_sketch;

@@ -46,6 +46,9 @@ enum {
                                            (List<WriteRequest>, Map<String,
                                            AttributeValue> in a list): a
                                            scalar gets Java's cast error */
+    F_JAVALIST = 1 << 10,               /* a list of structs printed as Java
+                                           does in length errors:
+                                           [cls@hash, ...] (TransactItems) */
 };
 
 struct vfield {
@@ -549,6 +552,98 @@ static const struct vfield op_batch_write_item[] = {
     END
 };
 
+/* TransactWriteItems: TransactItems is a List<TransactWriteItem>, each
+ * holding one of ConditionCheck, Put, Delete, Update (service-model
+ * order; paths like transactItems.1.member.put.tableName). */
+static const struct vfield txcheck_fields[] = {
+    AVMAP("Key", F_NOTNULL),
+    TABLENAME,
+    { .name = "ConditionExpression", .type = T_STR, .flags = F_NOTNULL },
+    EXPR_NAMES,
+    AVMAP("ExpressionAttributeValues", 0),
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+static const struct vfield txput_fields[] = {
+    AVMAP("Item", F_NOTNULL),
+    TABLENAME,
+    STRING("ConditionExpression"),
+    EXPR_NAMES,
+    AVMAP("ExpressionAttributeValues", 0),
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+static const struct vfield txdelete_fields[] = {
+    AVMAP("Key", F_NOTNULL),
+    TABLENAME,
+    STRING("ConditionExpression"),
+    EXPR_NAMES,
+    AVMAP("ExpressionAttributeValues", 0),
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+static const struct vfield txupdate_fields[] = {
+    AVMAP("Key", F_NOTNULL),
+    { .name = "UpdateExpression", .type = T_STR, .flags = F_NOTNULL },
+    TABLENAME,
+    STRING("ConditionExpression"),
+    EXPR_NAMES,
+    AVMAP("ExpressionAttributeValues", 0),
+    ENUM("ReturnValuesOnConditionCheckFailure", e_rvcf),
+    END
+};
+static const struct vfield twi_fields[] = {
+    { .name = "ConditionCheck", .type = T_STRUCT, .sub = txcheck_fields,
+      .cls = "ConditionCheck" },
+    { .name = "Put", .type = T_STRUCT, .sub = txput_fields, .cls = "Put" },
+    { .name = "Delete", .type = T_STRUCT, .sub = txdelete_fields,
+      .cls = "Delete" },
+    { .name = "Update", .type = T_STRUCT, .sub = txupdate_fields,
+      .cls = "Update" },
+    END
+};
+static const struct vfield twi_elem = {
+    .name = "member", .type = T_STRUCT, .sub = twi_fields,
+    .cls = "TransactWriteItem" };
+
+static const struct vfield op_transact_write_items[] = {
+    { .name = "TransactItems", .type = T_LIST,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST, .minlen = 1,
+      .maxlen = 100,
+      .sub = &twi_elem },
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
+    { .name = "ClientRequestToken", .type = T_STR,
+      .flags = F_MINLEN | F_MAXLEN, .minlen = 1, .maxlen = 36 },
+    END
+};
+
+/* TransactGetItems: a List<TransactGetItem>, each {"Get": {...}}. */
+static const struct vfield txget_fields[] = {
+    AVMAP("Key", F_NOTNULL),
+    TABLENAME,
+    STRING("ProjectionExpression"),
+    EXPR_NAMES,
+    END
+};
+static const struct vfield tgi_fields[] = {
+    { .name = "Get", .type = T_STRUCT, .flags = F_NOTNULL,
+      .sub = txget_fields, .cls = "Get" },
+    END
+};
+static const struct vfield tgi_elem = {
+    .name = "member", .type = T_STRUCT, .sub = tgi_fields,
+    .cls = "TransactGetItem" };
+
+static const struct vfield op_transact_get_items[] = {
+    { .name = "TransactItems", .type = T_LIST,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST, .minlen = 1,
+      .maxlen = 100,
+      .sub = &tgi_elem },
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    END
+};
+
 static const struct {
     const char *op;
     const struct vfield *fields;
@@ -564,6 +659,8 @@ static const struct {
     { "PutItem", op_put_item },
     { "Query", op_query },
     { "Scan", op_scan },
+    { "TransactGetItems", op_transact_get_items },
+    { "TransactWriteItems", op_transact_write_items },
     { "UpdateItem", op_update_item },
     { "UpdateTable", op_update_table },
 };
@@ -1059,9 +1156,7 @@ check_map_entries(const struct vfield *f, const json_t *v, const char *path,
         json_object_foreach((json_t *)v, k, x) {
             long long n;
 
-            if (x == NULL || json_is_null(x))
-                continue;
-            n = (long long)json_array_size(x);
+            n = (long long)json_array_size(x);   /* null counts as 0 */
             if (n >= f->vminlen && n <= f->vmaxlen)
                 continue;
             if (!have_val)
@@ -1157,6 +1252,34 @@ int_value(const json_t *v)
 static void check_fields(const struct vfield *fields, const json_t *obj,
                          const char *parent, struct verrs *ve);
 
+/* A length error on a list: F_JAVALIST lists of structs print as Java's
+ * List.toString() of model objects, [cls@hash, ...]. */
+static void
+add_list_error(const struct vfield *f, const json_t *v, const char *path,
+               const char *constraint, struct verrs *ve)
+{
+    char val[VALUE_STR_MAX];
+    size_t len = 0, i;
+    json_t *e;
+
+    if (!(f->flags & F_JAVALIST) || !json_is_array(v) || f->sub == NULL) {
+        add_error(ve, v, path, constraint);
+        return;
+    }
+    len = (size_t)snprintf(val, sizeof(val), "[");
+    json_array_foreach(v, i, e) {
+        if (len + 3 >= sizeof(val))
+            break;
+        if (i > 0)
+            len += (size_t)snprintf(val + len, sizeof(val) - len, ", ");
+        len += java_obj_str(f->sub->cls ? f->sub->cls : "", e, val + len,
+                            sizeof(val) - len);
+    }
+    if (len + 1 < sizeof(val))
+        snprintf(val + len, sizeof(val) - len, "]");
+    add_error_str(ve, val, path, constraint);
+}
+
 /* Check f's constraints on v (NULL when absent) at path. */
 static void
 check_field(const struct vfield *f, const json_t *v, const char *path,
@@ -1196,12 +1319,12 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
     if ((f->flags & F_MINLEN) && value_len(v) < f->minlen) {
         snprintf(msg, sizeof(msg), "Member must have length greater than or "
                  "equal to %lld", f->minlen);
-        add_error(ve, v, path, msg);
+        add_list_error(f, v, path, msg, ve);
     }
     if ((f->flags & F_MAXLEN) && value_len(v) > f->maxlen) {
         snprintf(msg, sizeof(msg), "Member must have length less than or "
                  "equal to %lld", f->maxlen);
-        add_error(ve, v, path, msg);
+        add_list_error(f, v, path, msg, ve);
     }
     if ((f->type == T_INT || f->type == T_LONG) && json_is_number(v)) {
         long long n = int_value(v);

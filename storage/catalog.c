@@ -694,7 +694,8 @@ storage_open(const char *data_dir, struct ddb_err *err)
         cat_exec(s, cat_schema, err) != 0 ||
         cat_exec(s, "DELETE FROM partitions WHERE table_id NOT IN "
                     "(SELECT id FROM tables)", err) != 0 ||
-        cat_load(s, err) != 0)
+        cat_load(s, err) != 0 ||
+        txn_journal_replay(s, err) != 0)     /* txn.c: before serving */
         goto fail;
     if (s->data_dir != NULL)
         sweep_orphans(s);

@@ -748,3 +748,76 @@ partition_retire_locked(struct partition *p)
     p->db = NULL;
     p->retired = true;
 }
+
+/* ------------------------------------------------------------------------
+ * Transaction support (txn.c): the caller holds p (partition_lock) for the
+ * whole transaction, so it can read every key first and write later.
+ * ---------------------------------------------------------------------- */
+
+bool
+partition_retired_locked(const struct partition *p)
+{
+    return p->retired;
+}
+
+/* p locked: read k (see partition_get). */
+int
+partition_get_locked(struct partition *p, const struct item_key *k,
+                     json_t **item, struct ddb_err *err)
+{
+    *item = NULL;
+    if (p->retired)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: retired partition");
+    return get_locked(p, k, item, NULL, err);
+}
+
+/*
+ * p locked: write the after-images w[0..n) (item NULL deletes) in one
+ * SQLite transaction and keep the in-memory stats. Idempotent: replaying
+ * the same images gives the same rows and the same figures.
+ */
+int
+partition_apply_locked(struct partition *p, const struct part_write *w,
+                       size_t n, struct ddb_err *err)
+{
+    int64_t dcount = 0, dbytes = 0;
+    int rc = -1;
+
+    if (p->retired)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: retired partition");
+    if (run_simple(p, ST_BEGIN) != 0) {
+        sql_err(p, err, "begin");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *old = NULL;
+        size_t old_size = 0;
+
+        if (get_locked(p, w[i].k, &old, &old_size, err) != 0)
+            goto out;
+        if (old != NULL) {
+            dcount--;
+            dbytes -= (int64_t)old_size;
+            json_decref(old);
+        }
+        if (w[i].item != NULL) {
+            if (put_locked(p, w[i].k, w[i].item, w[i].size, err) != 0)
+                goto out;
+            dcount++;
+            dbytes += (int64_t)w[i].size;
+        } else if (del_locked(p, w[i].k, err) != 0) {
+            goto out;
+        }
+    }
+    if (run_simple(p, ST_COMMIT) != 0) {
+        sql_err(p, err, "commit");
+        goto out;
+    }
+    p->count = (uint64_t)((int64_t)p->count + dcount);
+    p->bytes = (uint64_t)((int64_t)p->bytes + dbytes);
+    rc = 0;
+out:
+    if (rc != 0)
+        rollback(p);
+    return rc;
+}

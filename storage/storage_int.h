@@ -116,6 +116,25 @@ int partition_split_copy_locked(struct partition *parent, uint64_t mid,
 /* p locked: close its database; later calls return PART_RETIRED. */
 void partition_retire_locked(struct partition *p);
 
+/* Transaction support (used by txn.c), all with p locked: is p retired;
+ * read k; write after-images (item NULL deletes) in one SQLite transaction,
+ * keeping the in-memory stats. */
+struct part_write {
+    const struct item_key *k;           /* borrowed */
+    const json_t *item;                 /* borrowed; NULL: delete */
+    size_t size;                        /* item's size */
+};
+bool partition_retired_locked(const struct partition *p);
+int partition_get_locked(struct partition *p, const struct item_key *k,
+                         json_t **item, struct ddb_err *err);
+int partition_apply_locked(struct partition *p, const struct part_write *w,
+                           size_t n, struct ddb_err *err);
+
+/* txn.c: create the transaction journal in the catalog and replay what a
+ * crash left there (storage_open, before serving). */
+struct storage;
+int txn_journal_replay(struct storage *s, struct ddb_err *err);
+
 /* ------------------------------------------------------------------------
  * Tables and the store (catalog.c).
  * ---------------------------------------------------------------------- */

@@ -1,0 +1,787 @@
+/* SPDX-License-Identifier: MIT */
+/* index.c - global and local secondary indexes: index definitions from a
+ * table description, index row keys and projections, keeping index rows in
+ * step with base-table writes, backfill, and index capacity reporting.
+ *
+ * Design.
+ * - Each index is its own hidden storage table "<table>/index/<index>"
+ *   ('/' cannot appear in a table name, so no user table collides; the
+ *   ARN-like name also reads well in a data directory listing). It has its
+ *   own partitions hashed by MD5 of the INDEX partition key, exactly like a
+ *   table, so a GSI is partitioned (and can later be metered) on its own.
+ *   An LSI shares the table's partition key, so its rows hash like the
+ *   base items.
+ * - An index row's storage key: pk = the index partition key's encoding;
+ *   sk = a composite of the index sort key (if any), the base partition
+ *   key and the base sort key (if any). Each component is escaped (0x00 ->
+ *   0x00 0xFF) and terminated by 0x00 0x00, so memcmp order sorts by the
+ *   index sort key first and breaks ties by the base key, and two items
+ *   with the same index key never collide. A composite longer than
+ *   KEY_BYTES_MAX (only with near-maximal binary keys) keeps its first
+ *   KEY_BYTES_MAX - 16 bytes followed by the MD5 of the whole composite:
+ *   still unique, ordered by that prefix.
+ * - The stored row is the projected item (ALL: the item; KEYS_ONLY: base
+ *   and index keys; INCLUDE: those plus NonKeyAttributes). An item lacking
+ *   an index key attribute is absent from the index (sparse index); a key
+ *   attribute of the wrong type or empty is a ValidationException, as in
+ *   DynamoDB.
+ * - Writes: the old item is only known under the partition lock, but the
+ *   index rows to touch depend on it, and stable_txn() needs every key up
+ *   front. index_mutate() therefore reads the item, runs the caller's
+ *   stable_mutate function on it to get the new item, plans the index ops,
+ *   and runs one stable_txn() whose base op first checks that the item is
+ *   still the one it read; if not, nothing was written and it starts over
+ *   (optimistic concurrency). Every committed write thus moves the base
+ *   row and all its index rows together, atomically. Tables without
+ *   indexes never come here: they keep the plain stable_mutate() path.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "api/capacity.h"
+#include "api/index.h"
+
+#define HIDDEN_SEP      "/index/"
+#define MUTATE_RETRIES  10000
+#define BACKFILL_CHUNK  256u
+
+/* ------------------------------------------------------------------------
+ * Names and definitions
+ * ---------------------------------------------------------------------- */
+
+bool
+index_desc_has(const json_t *desc)
+{
+    return json_array_size(json_object_get(desc, "GlobalSecondaryIndexes"))
+               > 0 ||
+           json_array_size(json_object_get(desc, "LocalSecondaryIndexes")) >
+               0;
+}
+
+void
+index_table_name(const char *table, const char *index, char *out,
+                 size_t outsz)
+{
+    snprintf(out, outsz, "%s" HIDDEN_SEP "%s", table, index);
+}
+
+bool
+index_is_hidden_name(const char *name)
+{
+    return name != NULL && strchr(name, '/') != NULL;
+}
+
+/* Parse one index description into d (hidden table not opened yet). */
+static int
+def_parse(const json_t *idx, const json_t *defs, bool global,
+          struct index_def *d, struct ddb_err *err)
+{
+    json_t *tmp;
+    const json_t *proj = json_object_get(idx, "Projection");
+    const char *pt = json_string_value(json_object_get(proj,
+                                                       "ProjectionType"));
+    const char *status = json_string_value(json_object_get(idx,
+                                                           "IndexStatus"));
+    int rc;
+
+    memset(d, 0, sizeof(*d));
+    d->name = json_string_value(json_object_get(idx, "IndexName"));
+    if (d->name == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "index without a name");
+    d->global = global;
+    d->readable = !global || status == NULL ||
+                  strcmp(status, "ACTIVE") == 0 ||
+                  strcmp(status, "UPDATING") == 0;
+    tmp = json_pack("{s:O, s:O}", "KeySchema",
+                    json_object_get(idx, "KeySchema"),
+                    "AttributeDefinitions", defs);
+    if (tmp == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "malformed index %s", d->name);
+    rc = key_schema_from_desc(tmp, &d->ks, err);
+    json_decref(tmp);
+    if (rc != 0)
+        return -1;
+    if (pt != NULL && strcmp(pt, "KEYS_ONLY") == 0)
+        d->proj = INDEX_PROJ_KEYS_ONLY;
+    else if (pt != NULL && strcmp(pt, "INCLUDE") == 0)
+        d->proj = INDEX_PROJ_INCLUDE;
+    else
+        d->proj = INDEX_PROJ_ALL;
+    d->nonkey = json_object_get(proj, "NonKeyAttributes");
+    return 0;
+}
+
+int
+index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
+               struct ddb_err *err)
+{
+    static const char *const lists[2] = { "GlobalSecondaryIndexes",
+                                          "LocalSecondaryIndexes" };
+    const char *table = json_string_value(json_object_get(desc, "TableName"));
+    const json_t *defs = json_object_get(desc, "AttributeDefinitions");
+    char hidden[1200];
+    size_t i, j;
+    const json_t *idx;
+
+    memset(s, 0, sizeof(*s));
+    s->desc = json_incref((json_t *)desc);
+    if (table == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "description has no name");
+    if (key_schema_from_desc(desc, &s->base, err) != 0)
+        return -1;
+    for (i = 0; i < 2; i++) {
+        json_array_foreach(json_object_get(desc, lists[i]), j, idx) {
+            struct index_def *d;
+            const char *status = json_string_value(
+                json_object_get(idx, "IndexStatus"));
+
+            if (s->n >= INDEX_MAX)
+                break;
+            if (status != NULL && strcmp(status, "DELETING") == 0)
+                continue;
+            d = &s->idx[s->n];
+            if (def_parse(idx, defs, i == 0, d, err) != 0)
+                return -1;
+            index_table_name(table, d->name, hidden, sizeof(hidden));
+            d->t = storage_table_get(st, hidden);
+            if (d->t == NULL)
+                continue;           /* being dropped: not maintained */
+            s->n++;
+        }
+    }
+    return 0;
+}
+
+void
+index_set_close(struct index_set *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (s->idx[i].t != NULL)
+            stable_release(s->idx[i].t);
+    s->n = 0;
+    json_decref(s->desc);
+    s->desc = NULL;
+}
+
+const struct index_def *
+index_find(const struct index_set *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->idx[i].name, name) == 0)
+            return &s->idx[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Row keys
+ * ---------------------------------------------------------------------- */
+
+/* Composite sort key under construction (worst case: every component
+ * escaped to twice its size). */
+struct comp {
+    uint8_t b[4 * KEY_BYTES_MAX + 64];
+    size_t len;
+};
+
+static void
+comp_add(struct comp *c, const uint8_t *v, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n && c->len + 4 < sizeof(c->b); i++) {
+        c->b[c->len++] = v[i];
+        if (v[i] == 0)
+            c->b[c->len++] = 0xff;
+    }
+    c->b[c->len++] = 0;
+    c->b[c->len++] = 0;
+}
+
+/* Fit the composite into KEY_BYTES_MAX (see the design note). */
+static size_t
+comp_finish(struct comp *c)
+{
+    uint8_t md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+
+    if (c->len <= KEY_BYTES_MAX)
+        return c->len;
+    if (EVP_Digest(c->b, c->len, md, &mdlen, EVP_md5(), NULL) != 1)
+        memset(md, 0, 16);
+    memcpy(c->b + KEY_BYTES_MAX - 16, md, 16);
+    c->len = KEY_BYTES_MAX;
+    return c->len;
+}
+
+size_t
+index_sk_bound(const uint8_t *v, size_t n, uint8_t tail, uint8_t *out)
+{
+    struct comp c;
+
+    c.len = 0;
+    comp_add(&c, v, n);
+    c.b[c.len - 1] = tail;
+    if (c.len > KEY_BYTES_MAX)
+        c.len = KEY_BYTES_MAX;
+    memcpy(out, c.b, c.len);
+    return c.len;
+}
+
+size_t
+index_sk_prefix(const uint8_t *v, size_t n, uint8_t *out)
+{
+    struct comp c;
+
+    c.len = 0;
+    comp_add(&c, v, n);
+    c.len -= 2;                     /* no terminator: a prefix */
+    if (c.len > KEY_BYTES_MAX)
+        c.len = KEY_BYTES_MAX;
+    memcpy(out, c.b, c.len);
+    return c.len;
+}
+
+/* One index key attribute: 1 and its encoding in out, 0 if absent, -1 on
+ * a wrong type or an empty value. */
+static int
+idx_attr(const struct index_def *d, const json_t *item, const char *name,
+         char type, uint8_t *out, long *len, struct ddb_err *err)
+{
+    const json_t *av = json_object_get(item, name);
+    const char tstr[2] = { type, 0 };
+    const char *actual, *s;
+
+    if (av == NULL)
+        return 0;
+    if (json_object_get(av, tstr) == NULL) {
+        actual = json_object_iter_key(json_object_iter((json_t *)av));
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: Type "
+                           "mismatch for Index Key %s Expected: %c Actual: "
+                           "%s IndexName: %s", name, type,
+                           actual != NULL ? actual : "NULL", d->name);
+    }
+    s = json_string_value(json_object_get(av, tstr));
+    if (type != 'N' && s != NULL && s[0] == '\0')
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values are not valid. A "
+                           "value specified for a secondary index key is not "
+                           "supported. The AttributeValue for a key "
+                           "attribute cannot contain an empty %s value. "
+                           "IndexName: %s, IndexKey: %s",
+                           type == 'S' ? "string" : "binary", d->name, name);
+    *len = key_encode_value(av, out);
+    if (*len < 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: Type "
+                           "mismatch for Index Key %s Expected: %c Actual: "
+                           "%c IndexName: %s", name, type, type, d->name);
+    return 1;
+}
+
+int
+index_row_key(const struct index_def *d, const struct key_schema *base,
+              const json_t *item, struct item_key *k, struct ddb_err *err)
+{
+    uint8_t ipk[KEY_BYTES_MAX], v[KEY_BYTES_MAX];
+    const char *bnames[2] = { base->hash_name, base->range_name };
+    struct comp *c = NULL;
+    long pk_len = 0, len = 0;
+    const json_t *av;
+    int r, r2 = 1, rc = -1;
+    size_t i;
+
+    r = idx_attr(d, item, d->ks.hash_name, d->ks.hash_type, ipk, &pk_len,
+                 err);
+    if (r < 0)
+        return -1;
+    c = malloc(sizeof(*c));
+    if (c == NULL)
+        abort();
+    c->len = 0;
+    if (d->ks.range_type != 0) {
+        r2 = idx_attr(d, item, d->ks.range_name, d->ks.range_type, v, &len,
+                      err);
+        if (r2 < 0)
+            goto out;
+        if (r2 > 0)
+            comp_add(c, v, (size_t)len);
+    }
+    rc = 0;
+    if (r == 0 || r2 == 0)
+        goto out;                   /* sparse: not in the index */
+    for (i = 0; i < 2; i++) {
+        if (bnames[i][0] == '\0')
+            continue;
+        av = json_object_get(item, bnames[i]);
+        len = av != NULL ? key_encode_value(av, v) : -1;
+        if (len < 0)
+            goto out;               /* not a whole base item */
+        comp_add(c, v, (size_t)len);
+    }
+    comp_finish(c);
+    key_set(k, ipk, (size_t)pk_len, c->b, c->len);
+    rc = 1;
+out:
+    free(c);
+    return rc;
+}
+
+int
+index_check_item(const struct index_set *s, const json_t *item,
+                 struct ddb_err *err)
+{
+    struct item_key *k = malloc(sizeof(*k));
+    size_t i;
+    int rc = 0;
+
+    if (k == NULL)
+        abort();
+    for (i = 0; i < s->n && rc == 0; i++)
+        if (index_row_key(&s->idx[i], &s->base, item, k, err) < 0)
+            rc = -1;
+    free(k);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Projection
+ * ---------------------------------------------------------------------- */
+
+static void
+copy_attr(json_t *out, const json_t *item, const char *name)
+{
+    json_t *v;
+
+    if (name == NULL || name[0] == '\0')
+        return;
+    v = json_object_get(item, name);
+    if (v != NULL)
+        json_object_set(out, name, v);
+}
+
+json_t *
+index_project(const struct index_def *d, const struct key_schema *base,
+              const json_t *item)
+{
+    json_t *out;
+    const json_t *n;
+    size_t i;
+
+    if (d->proj == INDEX_PROJ_ALL)
+        return json_deep_copy(item);
+    out = json_object();
+    copy_attr(out, item, base->hash_name);
+    copy_attr(out, item, base->range_name);
+    copy_attr(out, item, d->ks.hash_name);
+    copy_attr(out, item, d->ks.range_name);
+    if (d->proj == INDEX_PROJ_INCLUDE)
+        json_array_foreach(d->nonkey, i, n)
+            copy_attr(out, item, json_string_value(n));
+    /* Deep copy: the caller may store it while item is still in use. */
+    {
+        json_t *cp = json_deep_copy(out);
+
+        json_decref(out);
+        return cp;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Planning index writes
+ * ---------------------------------------------------------------------- */
+
+static int
+row_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+       bool *keep, struct ddb_err *err)
+{
+    struct index_row_arg *a = arg;
+
+    (void)err;
+    if (a->row == NULL) {
+        if (old == NULL)
+            *keep = true;
+        return 0;                   /* new_item left NULL: delete */
+    }
+    *new_item = json_incref(a->row);
+    *new_size = a->size;
+    return 0;
+}
+
+static void
+plan_add(struct index_plan *p, const struct index_def *d,
+         const struct item_key *k, json_t *row)
+{
+    struct stxn_op *op = &p->ops[p->nops];
+    struct index_row_arg *a = &p->args[p->nops];
+
+    memset(op, 0, sizeof(*op));
+    a->row = row;
+    a->size = row != NULL ? item_size(row) : 0;
+    op->t = d->t;
+    op->k = *k;
+    op->fn = row_fn;
+    op->arg = a;
+    ddb_err_init(&op->err);
+    p->nops++;
+}
+
+static bool
+key_same(const struct item_key *a, const struct item_key *b)
+{
+    return a->pk_len == b->pk_len && a->sk_len == b->sk_len &&
+           memcmp(a->pk, b->pk, a->pk_len) == 0 &&
+           memcmp(a->sk, b->sk, a->sk_len) == 0;
+}
+
+int
+index_plan(const struct index_set *s, const json_t *old,
+           const json_t *new_item, struct index_plan *p, struct ddb_err *err)
+{
+    struct item_key *ok = NULL, *nk = NULL;
+    struct ddb_err ignore;
+    size_t i;
+    int rc = -1;
+
+    p->nops = 0;
+    memset(p->units, 0, sizeof(p->units));
+    ok = malloc(sizeof(*ok));
+    nk = malloc(sizeof(*nk));
+    if (ok == NULL || nk == NULL)
+        abort();
+    ddb_err_init(&ignore);
+    for (i = 0; i < s->n; i++) {
+        const struct index_def *d = &s->idx[i];
+        int oin = 0, nin = 0;
+        json_t *orow = NULL, *nrow = NULL;
+
+        if (old != NULL) {
+            oin = index_row_key(d, &s->base, old, ok, &ignore);
+            if (oin < 0)
+                oin = 0;
+            ddb_err_clear(&ignore);
+        }
+        if (new_item != NULL) {
+            nin = index_row_key(d, &s->base, new_item, nk, err);
+            if (nin < 0)
+                goto out;
+        }
+        if (oin)
+            orow = index_project(d, &s->base, old);
+        if (nin)
+            nrow = index_project(d, &s->base, new_item);
+        if (oin && nin && key_same(ok, nk)) {
+            if (json_equal(orow, nrow)) {
+                json_decref(nrow);
+            } else {
+                p->units[i] = capacity_write_units(item_size(nrow));
+                plan_add(p, d, nk, nrow);
+            }
+        } else {
+            if (oin) {
+                p->units[i] += capacity_write_units(item_size(orow));
+                plan_add(p, d, ok, NULL);
+            }
+            if (nin) {
+                p->units[i] += capacity_write_units(item_size(nrow));
+                plan_add(p, d, nk, nrow);
+            }
+        }
+        json_decref(orow);
+    }
+    rc = 0;
+out:
+    if (rc != 0)
+        index_plan_fini(p);
+    free(ok);
+    free(nk);
+    return rc;
+}
+
+void
+index_plan_fini(struct index_plan *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->nops; i++) {
+        json_decref(p->args[i].row);
+        p->args[i].row = NULL;
+        ddb_err_clear(&p->ops[i].err);
+    }
+    p->nops = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Writing: optimistic read, plan, transaction
+ * ---------------------------------------------------------------------- */
+
+struct base_arg {
+    const json_t *snap;             /* the item fn saw (NULL: absent) */
+    json_t *new_item;               /* what fn decided; NULL: delete */
+    size_t new_size;
+    bool changed;                   /* out: the item moved on: retry */
+};
+
+static int
+base_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+        bool *keep, struct ddb_err *err)
+{
+    struct base_arg *b = arg;
+
+    (void)keep;
+    if ((old == NULL) != (b->snap == NULL) ||
+        (old != NULL && !json_equal((json_t *)old, (json_t *)b->snap))) {
+        b->changed = true;
+        return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
+                           "item changed: retry");
+    }
+    if (b->new_item != NULL) {
+        *new_item = json_incref(b->new_item);
+        *new_size = b->new_size;
+    }
+    return 0;
+}
+
+int
+index_mutate(const struct index_set *s, struct stable *base,
+             const struct item_key *k, stable_mutate_fn *fn, void *arg,
+             double *units, struct ddb_err *err)
+{
+    struct index_plan *p = NULL;
+    struct stxn_op *ops = NULL;
+    struct base_arg b;
+    json_t *snap = NULL;
+    size_t i, n;
+    int attempt, rc = -1;
+
+    if (units != NULL)
+        memset(units, 0, sizeof(double) * INDEX_MAX);
+    p = calloc(1, sizeof(*p));
+    ops = calloc(INDEX_OPS_MAX, sizeof(*ops));
+    if (p == NULL || ops == NULL)
+        abort();
+    for (attempt = 0; attempt < MUTATE_RETRIES; attempt++) {
+        json_t *nitem = NULL;
+        size_t nsize = 0;
+        bool keep = false;
+
+        json_decref(snap);
+        snap = NULL;
+        if (stable_get(base, k, &snap, err) != 0)
+            goto out;
+        if (fn(arg, snap, &nitem, &nsize, &keep, err) != 0) {
+            json_decref(nitem);
+            goto out;
+        }
+        if (keep) {
+            json_decref(nitem);
+            rc = 0;                 /* nothing written */
+            goto out;
+        }
+        if (index_plan(s, snap, nitem, p, err) != 0) {
+            json_decref(nitem);
+            goto out;
+        }
+        memset(&b, 0, sizeof(b));
+        b.snap = snap;
+        b.new_item = nitem;
+        b.new_size = nsize;
+        memset(&ops[0], 0, sizeof(ops[0]));
+        ops[0].t = base;
+        ops[0].k = *k;
+        ops[0].fn = base_fn;
+        ops[0].arg = &b;
+        ddb_err_init(&ops[0].err);
+        memcpy(&ops[1], p->ops, p->nops * sizeof(ops[0]));
+        n = 1 + p->nops;
+        rc = stable_txn(ops, n, err);
+        for (i = 0; i < n; i++)
+            ddb_err_clear(&ops[i].err);
+        /* p->ops' errors were copied by value: reset before fini. */
+        for (i = 0; i < p->nops; i++)
+            ddb_err_init(&p->ops[i].err);
+        json_decref(nitem);
+        if (rc == 0) {
+            if (units != NULL)
+                memcpy(units, p->units, sizeof(p->units));
+            index_plan_fini(p);
+            goto out;
+        }
+        index_plan_fini(p);
+        if (!b.changed)
+            goto out;
+        ddb_err_clear(err);
+        rc = -1;
+    }
+    ddb_err_set(err, DDB_INTERNAL, "index write kept conflicting");
+out:
+    json_decref(snap);
+    free(ops);
+    free(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Capacity
+ * ---------------------------------------------------------------------- */
+
+json_t *
+index_capacity_json(const json_t *mode, const char *table,
+                    double table_units, const struct index_set *s,
+                    const double *units)
+{
+    const char *m = json_string_value(mode);
+    double total = table_units;
+    json_t *cc, *gsi = NULL, *lsi = NULL;
+    size_t i;
+
+    if (m == NULL || strcmp(m, "NONE") == 0)
+        return NULL;
+    if (units != NULL && s != NULL)
+        for (i = 0; i < s->n; i++)
+            total += units[i];
+    cc = json_pack("{s:s, s:f}", "TableName", table, "CapacityUnits", total);
+    if (strcmp(m, "INDEXES") != 0)
+        return cc;
+    json_object_set_new(cc, "Table",
+                        json_pack("{s:f}", "CapacityUnits", table_units));
+    if (units == NULL || s == NULL)
+        return cc;
+    for (i = 0; i < s->n; i++) {
+        json_t **map = s->idx[i].global ? &gsi : &lsi;
+
+        if (units[i] <= 0)
+            continue;
+        if (*map == NULL)
+            *map = json_object();
+        json_object_set_new(*map, s->idx[i].name,
+                            json_pack("{s:f}", "CapacityUnits", units[i]));
+    }
+    if (gsi != NULL)
+        json_object_set_new(cc, "GlobalSecondaryIndexes", gsi);
+    if (lsi != NULL)
+        json_object_set_new(cc, "LocalSecondaryIndexes", lsi);
+    return cc;
+}
+
+/* ------------------------------------------------------------------------
+ * Backfill and dropping
+ * ---------------------------------------------------------------------- */
+
+struct backfill {
+    json_t *items;                  /* owned: this chunk's items */
+    struct item_key last;
+    bool have_last;
+};
+
+static int
+backfill_row(void *arg, const struct item_key *k, const json_t *item,
+             size_t size, struct ddb_err *err)
+{
+    struct backfill *bf = arg;
+
+    (void)size;
+    (void)err;
+    json_array_append(bf->items, (json_t *)item);
+    bf->last = *k;
+    bf->have_last = true;
+    return json_array_size(bf->items) >= BACKFILL_CHUNK ? 1 : 0;
+}
+
+struct backfill_put {
+    json_t *row;
+    size_t size;
+};
+
+static int
+backfill_put_fn(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    struct backfill_put *a = arg;
+
+    (void)old;
+    (void)keep;
+    (void)err;
+    *new_item = json_incref(a->row);
+    *new_size = a->size;
+    return 0;
+}
+
+int
+index_backfill(struct stable *base, const struct key_schema *bks,
+               const struct index_def *d, struct ddb_err *err)
+{
+    struct backfill bf;
+    struct item_key *k = malloc(sizeof(*k));
+    struct ddb_err ignore;
+    size_t i;
+    int rc = -1, r;
+
+    if (k == NULL)
+        abort();
+    memset(&bf, 0, sizeof(bf));
+    ddb_err_init(&ignore);
+    for (;;) {
+        bf.items = json_array();
+        /* Read a chunk, then write it: never hold base partitions while
+         * taking index partitions. */
+        r = stable_scan(base, 0, UINT64_MAX, bf.have_last ? &bf.last : NULL,
+                        backfill_row, &bf, err);
+        if (r < 0)
+            goto out;
+        for (i = 0; i < json_array_size(bf.items); i++) {
+            const json_t *item = json_array_get(bf.items, i);
+            struct backfill_put a;
+
+            if (index_row_key(d, bks, item, k, &ignore) != 1) {
+                ddb_err_clear(&ignore);
+                continue;           /* sparse, or unindexable value */
+            }
+            a.row = index_project(d, bks, item);
+            a.size = item_size(a.row);
+            r = stable_mutate(d->t, k, backfill_put_fn, &a, err);
+            json_decref(a.row);
+            if (r != 0)
+                goto out;
+        }
+        if (json_array_size(bf.items) < BACKFILL_CHUNK)
+            break;
+        json_decref(bf.items);
+        bf.items = NULL;
+    }
+    rc = 0;
+out:
+    json_decref(bf.items);
+    free(k);
+    return rc;
+}
+
+void
+index_drop_all(struct storage *st, const char *table)
+{
+    json_t *names = storage_table_names(st);
+    char prefix[1200];
+    size_t i, plen;
+    struct ddb_err e;
+
+    snprintf(prefix, sizeof(prefix), "%s" HIDDEN_SEP, table);
+    plen = strlen(prefix);
+    ddb_err_init(&e);
+    for (i = 0; i < json_array_size(names); i++) {
+        const char *n = json_string_value(json_array_get(names, i));
+
+        if (n != NULL && strncmp(n, prefix, plen) == 0) {
+            storage_table_delete(st, n, &e);
+            ddb_err_clear(&e);
+        }
+    }
+    json_decref(names);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* index.h - global and local secondary indexes: each index is a hidden
+ * storage table kept in step with its base table by stable_txn(); this
+ * header is what the write paths (op_item.c, op_batch.c, op_txn.c), the
+ * readers (op_query.c) and the control plane (op_table.c) share. */
+#ifndef SHARDLOCAL_INDEX_H
+#define SHARDLOCAL_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "api/item.h"
+#include "storage/storage.h"
+
+#define INDEX_GSI_MAX   20
+#define INDEX_LSI_MAX   5
+#define INDEX_MAX       (INDEX_GSI_MAX + INDEX_LSI_MAX)
+/* Storage ops a single base-item write can need: the base row plus, per
+ * index, the old row's delete and the new row's put. */
+#define INDEX_OPS_MAX   (1 + 2 * INDEX_MAX)
+
+enum index_proj { INDEX_PROJ_ALL, INDEX_PROJ_KEYS_ONLY, INDEX_PROJ_INCLUDE };
+
+/* One index of a table, parsed from the table's description. */
+struct index_def {
+    const char *name;               /* borrowed from the set's desc */
+    bool global;                    /* GSI (else LSI) */
+    bool readable;                  /* ACTIVE (a GSI being created or
+                                       deleted cannot be queried) */
+    struct key_schema ks;           /* the index's own key */
+    enum index_proj proj;
+    const json_t *nonkey;           /* borrowed: NonKeyAttributes or NULL */
+    struct stable *t;               /* owned handle on the hidden table */
+};
+
+/* The indexes of one table (those whose hidden table exists). */
+struct index_set {
+    json_t *desc;                   /* owned reference to the description */
+    struct key_schema base;         /* the table's primary key */
+    size_t n;
+    struct index_def idx[INDEX_MAX];
+};
+
+/* True when the description declares any secondary index: the cheap test
+ * that keeps tables without indexes on the plain stable_mutate() path. */
+bool index_desc_has(const json_t *desc);
+
+/* The hidden storage table of index `index` of table `table`. Table names
+ * cannot contain '/', so these never collide with a user table. */
+void index_table_name(const char *table, const char *index, char *out,
+                      size_t outsz);
+/* True for hidden index table names (ListTables leaves them out). */
+bool index_is_hidden_name(const char *name);
+
+/* Parse desc's indexes and open their hidden tables. desc is borrowed (a
+ * reference is kept). s is always safe to close afterwards. */
+int index_set_open(struct storage *st, const json_t *desc,
+                   struct index_set *s, struct ddb_err *err);
+void index_set_close(struct index_set *s);
+/* The index called name, or NULL. */
+const struct index_def *index_find(const struct index_set *s,
+                                   const char *name);
+
+/*
+ * The storage key of an item's row in index d (d->ks gives the index
+ * partition key; the sort key is an order-preserving composite of the
+ * index sort key and the base table key). Returns 1 when the item belongs
+ * in the index, 0 when it is absent from it (a key attribute missing: a
+ * sparse index), -1 when an index key attribute has the wrong type or an
+ * empty value (ValidationException with DynamoDB's message).
+ */
+int index_row_key(const struct index_def *d, const struct key_schema *base,
+                  const json_t *item, struct item_key *k,
+                  struct ddb_err *err);
+/* Sort-key bounds on an index's composite sort key for an encoded index
+ * sort key value v (n bytes): the escaped value followed by 0x00 and tail.
+ * With tail 0x00 it is the least composite whose index sort key is v, with
+ * 0x01 it sorts after every composite whose index sort key is v. Returns
+ * the length written to out (KEY_BYTES_MAX bytes). */
+size_t index_sk_bound(const uint8_t *v, size_t n, uint8_t tail,
+                      uint8_t *out);
+/* The composite prefix shared by every index sort key beginning with v
+ * (begins_with). Returns the length. */
+size_t index_sk_prefix(const uint8_t *v, size_t n, uint8_t *out);
+/* Check every index key attribute of item (a PutItem item) for its type
+ * and emptiness; the ValidationException index_row_key() would give. */
+int index_check_item(const struct index_set *s, const json_t *item,
+                     struct ddb_err *err);
+/* The item as stored in index d (its projection). New reference. */
+json_t *index_project(const struct index_def *d,
+                      const struct key_schema *base, const json_t *item);
+
+/*
+ * The index side of one base-item write. index_plan() fills ops[] with the
+ * stable_txn() operations that bring every index row in line with the
+ * change old -> new_item (either may be NULL) and units[i] with the write
+ * units index i costs (throttling.md 2: 0 when it is untouched). The ops
+ * borrow from p (p must outlive the stable_txn() call); index_plan_fini()
+ * releases what the plan holds.
+ */
+struct index_row_arg {
+    json_t *row;                    /* owned: projected item, NULL = delete */
+    size_t size;
+};
+struct index_plan {
+    size_t nops;
+    struct stxn_op ops[2 * INDEX_MAX];
+    struct index_row_arg args[2 * INDEX_MAX];
+    double units[INDEX_MAX];        /* per index of the set, in set order */
+};
+int index_plan(const struct index_set *s, const json_t *old,
+               const json_t *new_item, struct index_plan *p,
+               struct ddb_err *err);
+void index_plan_fini(struct index_plan *p);
+
+/*
+ * A single-item write on a table with indexes, with the semantics of
+ * stable_mutate(): fn (the same function a plain table passes to
+ * stable_mutate) decides the new item from the current one; the base row
+ * and every index row are then written in one stable_txn(). The current
+ * item is read first and fn runs on it; the transaction re-checks that the
+ * item has not changed in between and starts over if it has (optimistic
+ * concurrency), so fn may run more than once (it must reset its outputs,
+ * as stable_mutate callers already do). units (may be NULL) receives the
+ * per-index write units of the write that happened.
+ */
+int index_mutate(const struct index_set *s, struct stable *base,
+                 const struct item_key *k, stable_mutate_fn *fn, void *arg,
+                 double *units, struct ddb_err *err);
+
+/*
+ * ConsumedCapacity for a request on a table with indexes: mode is the
+ * request's ReturnConsumedCapacity (borrowed). table_units is the base
+ * table's share; units[i] (per index of s, may be NULL) the indexes'.
+ * TOTAL sums everything; INDEXES adds "Table" and the
+ * GlobalSecondaryIndexes / LocalSecondaryIndexes maps for the indexes
+ * that were charged. NULL for NONE/absent. New reference.
+ */
+json_t *index_capacity_json(const json_t *mode, const char *table,
+                            double table_units, const struct index_set *s,
+                            const double *units);
+
+/* Copy every item of base into the (new, empty) index d: the backfill of
+ * UpdateTable's Create. */
+int index_backfill(struct stable *base, const struct key_schema *bks,
+                   const struct index_def *d, struct ddb_err *err);
+
+/* Delete every hidden index table of table `table` (DeleteTable, and
+ * before CreateTable as a safety net). */
+void index_drop_all(struct storage *st, const char *table);
+
+#endif

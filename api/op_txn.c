@@ -1,0 +1,761 @@
+/* SPDX-License-Identifier: MIT */
+/* op_txn.c - TransactWriteItems and TransactGetItems: per-item checks in
+ * DynamoDB's order (the same plumbing as op_item.c), then one atomic
+ * stable_txn()/stable_txn_get() across tables and partitions; cancellation
+ * reasons in request order, ClientRequestToken idempotency, transactional
+ * (doubled) capacity split into read and write units. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/capacity.h"
+#include "api/expr.h"
+#include "api/item.h"
+#include "api/op_common.h"
+
+#define TXN_ITEMS_MAX    100
+#define TXN_SIZE_MAX     (4u * 1024 * 1024)     /* aggregate item bytes */
+#define TXN_TOKEN_TTL_MS (10u * 60 * 1000)      /* ClientRequestToken */
+
+enum tkind { TK_CHECK, TK_PUT, TK_DELETE, TK_UPDATE, TK_GET };
+
+/* One TransactItems entry: its parsed request and, after the call, what
+ * it read and wrote. */
+struct titem {
+    enum tkind kind;
+    const json_t *op;               /* borrowed: the Put/Update/... object */
+    struct op_exprs x;
+    struct op_table ot;
+    struct expr *cond, *upd, *proj;
+    json_t *item;                   /* owned: Put's validated item */
+    json_t *key;                    /* owned: the validated Key map */
+    size_t size;                    /* Put: the item's size */
+    size_t old_size, new_size;      /* out: sizes read and written */
+};
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ---------------------------------------------------------------------- */
+
+static bool
+str_eq(const json_t *v, const char *s)
+{
+    const char *t = json_string_value(v);
+
+    return t != NULL && strcmp(t, s) == 0;
+}
+
+static void
+titem_fini(struct titem *ti)
+{
+    expr_free(ti->cond);
+    expr_free(ti->upd);
+    expr_free(ti->proj);
+    op_exprs_fini(&ti->x);
+    op_table_close(&ti->ot);
+    json_decref(ti->item);
+    json_decref(ti->key);
+}
+
+static struct titem *
+titems_new(size_t n)
+{
+    struct titem *ti = calloc(n ? n : 1, sizeof(*ti));
+
+    if (ti == NULL)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        op_exprs_init(&ti[i].x);
+    return ti;
+}
+
+static void
+titems_free(struct titem *ti, size_t n)
+{
+    if (ti == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        titem_fini(&ti[i]);
+    free(ti);
+}
+
+/* Key map member of op ("Key"), validated, into *key; a missing map is
+ * the shape checker's job, but never crash on it. */
+static int
+copy_key(const json_t *op, json_t **key, struct ddb_err *err)
+{
+    if (op_item_copy_validate(op, "Key", key, err) != 0)
+        return -1;
+    if (*key == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'key' failed to "
+                           "satisfy constraint: Member must not be null");
+    return 0;
+}
+
+/* The same item twice (same table, same key)? */
+static bool
+same_item(const struct titem *a, const struct item_key *ka,
+          const struct titem *b, const struct item_key *kb)
+{
+    return a->ot.t == b->ot.t && ka->pk_len == kb->pk_len &&
+           ka->sk_len == kb->sk_len &&
+           memcmp(ka->pk, kb->pk, ka->pk_len) == 0 &&
+           memcmp(ka->sk, kb->sk, ka->sk_len) == 0;
+}
+
+static int
+check_duplicates(const struct titem *ti, const struct item_key *keys,
+                 size_t n, struct ddb_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (same_item(&ti[i], &keys[i], &ti[j], &keys[j]))
+                return ddb_err_set(err, DDB_VALIDATION, "Transaction "
+                                   "request cannot include multiple "
+                                   "operations on one item");
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Consumed capacity: one entry per table in order of first appearance,
+ * transactional units (double), split into read and write units.
+ * ---------------------------------------------------------------------- */
+
+struct tcap {
+    const char *table;              /* borrowed */
+    double read, write;
+};
+
+static void
+cap_add(struct tcap *c, size_t *nc, const char *table, double read,
+        double write)
+{
+    size_t i;
+
+    for (i = 0; i < *nc; i++)
+        if (strcmp(c[i].table, table) == 0)
+            break;
+    if (i == *nc) {
+        c[i].table = table;
+        c[i].read = c[i].write = 0;
+        (*nc)++;
+    }
+    c[i].read += read;
+    c[i].write += write;
+}
+
+static json_t *
+cap_units(const struct tcap *c)
+{
+    json_t *o = json_pack("{s:f}", "CapacityUnits", c->read + c->write);
+
+    if (c->read > 0)
+        json_object_set_new(o, "ReadCapacityUnits", json_real(c->read));
+    if (c->write > 0)
+        json_object_set_new(o, "WriteCapacityUnits", json_real(c->write));
+    return o;
+}
+
+/* The ConsumedCapacity list for mode (TOTAL or INDEXES), NULL for none. */
+static json_t *
+cap_json(const json_t *req, const struct tcap *c, size_t nc)
+{
+    const json_t *mode = json_object_get(req, "ReturnConsumedCapacity");
+    json_t *list;
+
+    if (!str_eq(mode, "TOTAL") && !str_eq(mode, "INDEXES"))
+        return NULL;
+    list = json_array();
+    for (size_t i = 0; i < nc; i++) {
+        json_t *e = cap_units(&c[i]);
+
+        json_object_set_new(e, "TableName", json_string(c[i].table));
+        if (str_eq(mode, "INDEXES"))
+            json_object_set_new(e, "Table", cap_units(&c[i]));
+        json_array_append_new(list, e);
+    }
+    return list;
+}
+
+/* ------------------------------------------------------------------------
+ * ClientRequestToken: completed requests are remembered for 10 minutes,
+ * per store (two servers in one process do not share tokens).
+ * ---------------------------------------------------------------------- */
+
+struct token_ent {
+    struct token_ent *next;
+    const void *owner;              /* the store the token belongs to */
+    char *token;                    /* owned */
+    char *request;                  /* owned: canonical request JSON */
+    json_t *reads;                  /* owned: replay ConsumedCapacity */
+    uint64_t done_ms;               /* completion time */
+    bool in_progress;
+};
+
+static pthread_mutex_t token_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct token_ent *tokens;
+
+static void
+token_free(struct token_ent *e)
+{
+    free(e->token);
+    free(e->request);
+    json_decref(e->reads);
+    free(e);
+}
+
+/* token_mu held: drop completed entries older than the window. */
+static void
+token_expire(uint64_t now_ms)
+{
+    struct token_ent **pp = &tokens;
+
+    while (*pp != NULL) {
+        struct token_ent *e = *pp;
+
+        if (!e->in_progress && now_ms - e->done_ms > TXN_TOKEN_TTL_MS) {
+            *pp = e->next;
+            token_free(e);
+        } else {
+            pp = &e->next;
+        }
+    }
+}
+
+static struct token_ent *
+token_find(const void *owner, const char *token)
+{
+    for (struct token_ent *e = tokens; e != NULL; e = e->next)
+        if (e->owner == owner && strcmp(e->token, token) == 0)
+            return e;
+    return NULL;
+}
+
+/*
+ * Look token up before running the transaction. Returns 0 to go on (the
+ * token is now marked in progress), 1 when this is a replay of a completed
+ * request (*resp set: no side effects), or -1 with
+ * IdempotentParameterMismatch / TransactionInProgress.
+ */
+static int
+token_begin(struct api_ctx *ctx, const char *token, const char *request,
+            const json_t *req, json_t **resp, struct ddb_err *err)
+{
+    const void *owner = ctx->srv->st;
+    struct token_ent *e;
+    int rc = 0;
+
+    pthread_mutex_lock(&token_mu);
+    token_expire(ctx->now_ms);
+    e = token_find(owner, token);
+    if (e == NULL) {
+        e = calloc(1, sizeof(*e));
+        if (e == NULL || (e->token = strdup(token)) == NULL ||
+            (e->request = strdup(request)) == NULL)
+            abort();
+        e->owner = owner;
+        e->in_progress = true;
+        e->next = tokens;
+        tokens = e;
+    } else if (strcmp(e->request, request) != 0) {
+        rc = ddb_err_set(err, DDB_IDEMPOTENT_MISMATCH, "Request with the "
+                         "same client token has different parameters");
+    } else if (e->in_progress) {
+        rc = ddb_err_set(err, DDB_TRANSACTION_IN_PROGRESS, "Transaction "
+                         "from previous request is still in progress");
+    } else {
+        json_t *out = json_object();
+        const json_t *mode = json_object_get(req, "ReturnConsumedCapacity");
+
+        if ((str_eq(mode, "TOTAL") || str_eq(mode, "INDEXES")) &&
+            e->reads != NULL)
+            json_object_set_new(out, "ConsumedCapacity",
+                                json_deep_copy(e->reads));
+        *resp = out;
+        rc = 1;
+    }
+    pthread_mutex_unlock(&token_mu);
+    return rc;
+}
+
+/* The transaction ended: remember it (ok) or forget the token (failed, so
+ * a retry runs again). reads: the replay's ConsumedCapacity (taken). */
+static void
+token_end(struct api_ctx *ctx, const char *token, bool ok, json_t *reads)
+{
+    struct token_ent **pp, *e;
+
+    pthread_mutex_lock(&token_mu);
+    for (pp = &tokens; (e = *pp) != NULL; pp = &e->next)
+        if (e->owner == ctx->srv->st && strcmp(e->token, token) == 0 &&
+            e->in_progress)
+            break;
+    if (e != NULL) {
+        if (ok) {
+            e->in_progress = false;
+            e->done_ms = ctx->now_ms;
+            e->reads = reads;
+            reads = NULL;
+        } else {
+            *pp = e->next;
+            token_free(e);
+        }
+    }
+    pthread_mutex_unlock(&token_mu);
+    json_decref(reads);
+}
+
+/* ------------------------------------------------------------------------
+ * Per-item mutate functions (run by stable_txn with every partition
+ * locked). They mirror op_item.c's put/update/delete.
+ * ---------------------------------------------------------------------- */
+
+static int
+check_condition(const struct titem *ti, const json_t *old,
+                struct ddb_err *err)
+{
+    bool ok = true;
+
+    if (ti->cond == NULL)
+        return 0;
+    if (expr_eval(ti->cond, old, &ok, err) != 0)
+        return -1;
+    if (!ok)
+        return op_condition_failed(ti->op, old, err);
+    return 0;
+}
+
+static int
+txn_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+       bool *keep, struct ddb_err *err)
+{
+    struct titem *ti = arg;
+    json_t *n = NULL, *v;
+    const char *name;
+
+    ti->old_size = old != NULL ? item_size(old) : 0;
+    ti->new_size = 0;
+    if (check_condition(ti, old, err) != 0)
+        return -1;
+    switch (ti->kind) {
+    case TK_CHECK:
+    case TK_GET:
+        *keep = true;
+        return 0;
+    case TK_PUT:
+        *new_item = json_incref(ti->item);
+        *new_size = ti->new_size = ti->size;
+        return 0;
+    case TK_DELETE:
+        *keep = old == NULL;
+        return 0;
+    case TK_UPDATE:
+        break;
+    }
+    if (expr_update_apply(ti->upd, old, &n, err) != 0)
+        return -1;
+    if (n == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "update produced no item");
+    /* REMOVE/DELETE only, on a missing item: nothing is created */
+    if (old == NULL && json_object_size(n) == 0) {
+        json_decref(n);
+        *keep = true;
+        return 0;
+    }
+    json_object_foreach(ti->key, name, v)
+        json_object_set_new(n, name, json_deep_copy(v));
+    ti->new_size = item_size(n);
+    if (ti->new_size > ITEM_SIZE_MAX) {
+        json_decref(n);
+        return ddb_err_set(err, DDB_VALIDATION, "Item size to update has "
+                           "exceeded the maximum allowed size");
+    }
+    *new_item = n;
+    *new_size = ti->new_size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * TransactWriteItems
+ * ---------------------------------------------------------------------- */
+
+/* Which action a TransactWriteItem holds; -1 unless exactly one. */
+static int
+write_action(const json_t *e, enum tkind *kind, const json_t **op)
+{
+    static const struct { const char *name; enum tkind kind; } acts[] = {
+        { "ConditionCheck", TK_CHECK }, { "Put", TK_PUT },
+        { "Delete", TK_DELETE }, { "Update", TK_UPDATE },
+    };
+    int found = 0;
+
+    for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++) {
+        const json_t *v = json_object_get(e, acts[i].name);
+
+        if (v == NULL || json_is_null(v))
+            continue;
+        *kind = acts[i].kind;
+        *op = v;
+        found++;
+    }
+    return found == 1 && json_is_object(*op) ? 0 : -1;
+}
+
+/* The request-only checks of one write action, in op_item.c's order. */
+static int
+prepare_write(struct titem *ti, struct ddb_err *err)
+{
+    const json_t *op = ti->op;
+
+    if (ti->kind == TK_PUT) {
+        if (op_item_copy_validate(op, "Item", &ti->item, err) != 0)
+            return -1;
+        if (ti->item == NULL)
+            return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                               "detected: Value null at 'item' failed to "
+                               "satisfy constraint: Member must not be "
+                               "null");
+        ti->size = item_size(ti->item);
+        if (ti->size > ITEM_SIZE_MAX)
+            return ddb_err_set(err, DDB_VALIDATION, "Item size has exceeded "
+                               "the maximum allowed size");
+    } else if (copy_key(op, &ti->key, err) != 0) {
+        return -1;
+    }
+    if (ti->kind == TK_UPDATE &&
+        op_exprs_parse(&ti->x, op, EXPR_UPDATE, NULL, &ti->upd, err) != 0)
+        return -1;
+    if (op_exprs_parse(&ti->x, op, EXPR_CONDITION, NULL, &ti->cond, err) !=
+            0 ||
+        op_exprs_check_unused(&ti->x, op, err) != 0)
+        return -1;
+    if (ti->kind == TK_UPDATE && ti->upd == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'updateExpression' "
+                           "failed to satisfy constraint: Member must not "
+                           "be null");
+    if (ti->kind == TK_CHECK && ti->cond == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'conditionExpression' "
+                           "failed to satisfy constraint: Member must not "
+                           "be null");
+    return 0;
+}
+
+/* The checks that need the table: key against the schema, key updates. */
+static int
+resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
+              struct ddb_err *err)
+{
+    if (op_table_open(ctx, ti->op, &ti->ot, err) != 0)
+        return -1;
+    if (ti->kind == TK_PUT)
+        return item_key_build(&ti->ot.ks, ti->item, false, k, err);
+    if (item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0)
+        return -1;
+    if (ti->kind == TK_UPDATE &&
+        (expr_update_check(ti->upd, &ti->ot.ks, err) != 0 ||
+         op_check_key_scalars(ti->op, "UpdateExpression", &ti->ot.ks,
+                              err) != 0))
+        return -1;
+    return 0;
+}
+
+/* One cancellation reason per op, and the exception. Returns -1 with err
+ * set to TransactionCanceledException, or to the first failure as is when
+ * it is not one a transaction reports per item (internal errors). */
+static int
+cancel(struct stxn_op *ops, size_t n, struct ddb_err *err)
+{
+    json_t *reasons = json_array();
+    char codes[2048];
+    size_t len = 0;
+
+    codes[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const struct ddb_err *e = &ops[i].err;
+        const char *code = "None";
+        json_t *r;
+
+        if (ops[i].rc != 0) {
+            if (e->type == DDB_CONDITIONAL_CHECK_FAILED) {
+                code = "ConditionalCheckFailed";
+            } else if (e->type == DDB_VALIDATION) {
+                code = "ValidationError";
+            } else if (e->type == DDB_THROUGHPUT_EXCEEDED) {
+                code = "ProvisionedThroughputExceeded";
+            } else if (e->type == DDB_THROTTLING) {
+                code = "ThrottlingError";
+            } else {
+                json_decref(reasons);
+                ddb_err_set(err, e->type, "%s", e->msg);
+                return -1;
+            }
+        }
+        r = json_pack("{s:s}", "Code", code);
+        if (ops[i].rc != 0) {
+            json_object_set_new(r, "Message", json_string(e->msg));
+            if (e->extra != NULL && json_object_get(e->extra, "Item"))
+                json_object_set(r, "Item", json_object_get(e->extra, "Item"));
+        }
+        json_array_append_new(reasons, r);
+        if (len < sizeof(codes))
+            len += (size_t)snprintf(codes + len, sizeof(codes) - len, "%s%s",
+                                    i ? ", " : "", code);
+    }
+    ddb_err_clear(err);
+    ddb_err_set(err, DDB_TRANSACTION_CANCELED, "Transaction cancelled, "
+                "please refer cancellation reasons for specific reasons "
+                "[%s]", codes);
+    ddb_err_extra_set_new(err, "CancellationReasons", reasons);
+    return -1;
+}
+
+/*
+ * TransactWriteItems: up to 100 Put / Update / Delete / ConditionCheck
+ * actions on distinct items, across tables and partitions, all or nothing.
+ * A failed condition (or a per-item error found while evaluating against
+ * the stored item) cancels everything: TransactionCanceledException with
+ * one reason per action in request order.
+ */
+int
+api_transact_write_items(struct api_ctx *ctx, const json_t *req,
+                         json_t **resp, struct ddb_err *err)
+{
+    const json_t *list = json_object_get(req, "TransactItems");
+    const char *token = json_string_value(
+        json_object_get(req, "ClientRequestToken"));
+    size_t n = json_array_size(list), total = 0, nc = 0;
+    struct titem *ti = titems_new(n);
+    struct item_key *keys = calloc(n ? n : 1, sizeof(*keys));
+    struct stxn_op *ops = NULL;
+    struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
+    struct tcap *rcap = calloc(n ? n : 1, sizeof(*rcap));
+    json_t *out = NULL, *cc;
+    char *canon = NULL;
+    bool token_held = false, ok = false;
+    size_t nrc = 0;
+    int rc = -1, t;
+
+    if (keys == NULL || cap == NULL || rcap == NULL)
+        abort();
+    if (!json_is_array(list) || n == 0 || n > TXN_ITEMS_MAX) {
+        ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
+                    "Value null at 'transactItems' failed to satisfy "
+                    "constraint: Member must not be null");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (write_action(json_array_get(list, i), &ti[i].kind,
+                         &ti[i].op) != 0) {
+            ddb_err_set(err, DDB_VALIDATION, "TransactItems can only "
+                        "contain one of Check, Put, Update or Delete");
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (prepare_write(&ti[i], err) != 0)
+            goto out;
+    for (size_t i = 0; i < n; i++)
+        if (resolve_write(ctx, &ti[i], &keys[i], err) != 0)
+            goto out;
+    if (check_duplicates(ti, keys, n, err) != 0)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        total += ti[i].kind == TK_PUT ? ti[i].size : 0;
+    if (total > TXN_SIZE_MAX) {
+        ddb_err_set(err, DDB_VALIDATION, "Transaction request cannot be "
+                    "larger than 4 MB");
+        goto out;
+    }
+
+    if (token != NULL) {
+        canon = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
+        if (canon == NULL) {
+            ddb_err_set(err, DDB_INTERNAL, "cannot encode request");
+            goto out;
+        }
+        t = token_begin(ctx, token, canon, req, resp, err);
+        if (t < 0)
+            goto out;
+        if (t > 0) {
+            rc = 0;
+            goto out;
+        }
+        token_held = true;
+    }
+
+    ops = calloc(n, sizeof(*ops));
+    if (ops == NULL)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        ops[i].t = ti[i].ot.t;
+        ops[i].k = keys[i];
+        ops[i].fn = txn_fn;
+        ops[i].arg = &ti[i];
+    }
+    if (stable_txn(ops, n, err) != 0) {
+        bool any = false;
+
+        for (size_t i = 0; i < n; i++)
+            any = any || ops[i].rc != 0;
+        if (any)
+            cancel(ops, n, err);
+        goto out;
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        size_t big = ti[i].new_size > ti[i].old_size ? ti[i].new_size
+                                                     : ti[i].old_size;
+
+        if (ti[i].kind == TK_CHECK)
+            cap_add(cap, &nc, ti[i].ot.name,
+                    2 * capacity_read_units(ti[i].old_size, true), 0);
+        else
+            cap_add(cap, &nc, ti[i].ot.name, 0,
+                    2 * capacity_write_units(big));
+        cap_add(rcap, &nrc, ti[i].ot.name,
+                2 * capacity_read_units(big, true), 0);
+    }
+    out = json_object();
+    cc = cap_json(req, cap, nc);
+    if (cc != NULL)
+        json_object_set_new(out, "ConsumedCapacity", cc);
+    *resp = out;
+    out = NULL;
+    ok = true;
+    rc = 0;
+out:
+    if (token_held) {
+        struct tcap *c = rcap;
+        json_t *reads = json_array();
+
+        for (size_t i = 0; ok && i < nrc; i++) {
+            json_t *e = cap_units(&c[i]);
+
+            json_object_set_new(e, "TableName", json_string(c[i].table));
+            json_array_append_new(reads, e);
+        }
+        token_end(ctx, token, ok, reads);
+    }
+    if (ops != NULL)
+        for (size_t i = 0; i < n; i++)
+            ddb_err_clear(&ops[i].err);
+    free(ops);
+    free(canon);
+    free(cap);
+    free(rcap);
+    free(keys);
+    json_decref(out);
+    titems_free(ti, n);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * TransactGetItems
+ * ---------------------------------------------------------------------- */
+
+/*
+ * TransactGetItems: up to 100 Get actions read under one snapshot (every
+ * partition involved locked together), so no transaction is seen half
+ * applied. Responses are in request order, {} for a missing item.
+ */
+int
+api_transact_get_items(struct api_ctx *ctx, const json_t *req,
+                       json_t **resp, struct ddb_err *err)
+{
+    const json_t *list = json_object_get(req, "TransactItems");
+    size_t n = json_array_size(list), total = 0, nc = 0;
+    struct titem *ti = titems_new(n);
+    struct item_key *keys = calloc(n ? n : 1, sizeof(*keys));
+    struct stable **tables = calloc(n ? n : 1, sizeof(*tables));
+    const struct item_key **kp = calloc(n ? n : 1, sizeof(*kp));
+    json_t **items = calloc(n ? n : 1, sizeof(*items));
+    struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
+    json_t *out = NULL, *responses, *cc;
+    int rc = -1;
+
+    if (keys == NULL || tables == NULL || kp == NULL || items == NULL ||
+        cap == NULL)
+        abort();
+    if (!json_is_array(list) || n == 0 || n > TXN_ITEMS_MAX) {
+        ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
+                    "Value null at 'transactItems' failed to satisfy "
+                    "constraint: Member must not be null");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ti[i].kind = TK_GET;
+        ti[i].op = json_object_get(json_array_get(list, i), "Get");
+        if (!json_is_object(ti[i].op)) {
+            ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
+                        "Value null at 'transactItems.%zu.member.get' "
+                        "failed to satisfy constraint: Member must not be "
+                        "null", i + 1);
+            goto out;
+        }
+        if (copy_key(ti[i].op, &ti[i].key, err) != 0 ||
+            op_exprs_parse(&ti[i].x, ti[i].op, EXPR_PROJECTION, NULL,
+                           &ti[i].proj, err) != 0 ||
+            op_exprs_check_unused(&ti[i].x, ti[i].op, err) != 0)
+            goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (op_table_open(ctx, ti[i].op, &ti[i].ot, err) != 0 ||
+            item_key_build(&ti[i].ot.ks, ti[i].key, true, &keys[i], err) !=
+                0 ||
+            op_check_key_scalars(ti[i].op, "ProjectionExpression",
+                                 &ti[i].ot.ks, err) != 0)
+            goto out;
+        tables[i] = ti[i].ot.t;
+        kp[i] = &keys[i];
+    }
+    if (check_duplicates(ti, keys, n, err) != 0)
+        goto out;
+    if (stable_txn_get(tables, kp, n, items, err) != 0)
+        goto out;
+
+    responses = json_array();
+    for (size_t i = 0; i < n; i++) {
+        size_t size = items[i] != NULL ? item_size(items[i]) : 0;
+        json_t *r = json_object();
+
+        total += size;
+        if (items[i] != NULL)
+            json_object_set_new(r, "Item",
+                                ti[i].proj != NULL
+                                    ? expr_project(ti[i].proj, items[i])
+                                    : json_incref(items[i]));
+        json_array_append_new(responses, r);
+        cap_add(cap, &nc, ti[i].ot.name,
+                2 * capacity_read_units(size, true), 0);
+    }
+    if (total > TXN_SIZE_MAX) {
+        json_decref(responses);
+        ddb_err_set(err, DDB_VALIDATION, "Total size of the transaction "
+                    "response exceeded 4 MB");
+        goto out;
+    }
+    out = json_object();
+    cc = cap_json(req, cap, nc);
+    if (cc != NULL)
+        json_object_set_new(out, "ConsumedCapacity", cc);
+    json_object_set_new(out, "Responses", responses);
+    *resp = out;
+    out = NULL;
+    rc = 0;
+out:
+    for (size_t i = 0; i < n; i++)
+        json_decref(items[i]);
+    free(items);
+    free(kp);
+    free(tables);
+    free(keys);
+    free(cap);
+    json_decref(out);
+    titems_free(ti, n);
+    return rc;
+}

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: MIT */
+/* txn.c - multi-item transactions across partitions and tables: lock every
+ * partition involved in one global order, read and decide, then make the
+ * after-images durable in a journal in catalog.db before applying them to
+ * each partition; storage_open() replays what a crash left in the journal. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/storage_int.h"
+
+static const char journal_schema[] =
+    "CREATE TABLE IF NOT EXISTS txn_journal ("
+    " id INTEGER PRIMARY KEY, body TEXT NOT NULL)";
+
+/* ------------------------------------------------------------------------
+ * Partition sets: resolve, sort by address (the global lock order), lock.
+ * ---------------------------------------------------------------------- */
+
+struct pset {
+    struct partition **p;               /* owned array; distinct, sorted */
+    size_t n;
+    struct partition **of;              /* owned: partition of each key */
+};
+
+static struct partition *
+part_of_key(struct stable *t, const struct item_key *k)
+{
+    const struct playout *l =
+        atomic_load_explicit(&t->layout, memory_order_acquire);
+
+    return l->parts[partmap_find(&l->map, storage_be64(k->hash))];
+}
+
+static int
+ptr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(struct partition *const *)a;
+    uintptr_t y = (uintptr_t)*(struct partition *const *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void
+pset_unlock(struct pset *ps)
+{
+    for (size_t i = ps->n; i > 0; i--)
+        partition_unlock(ps->p[i - 1]);
+}
+
+/*
+ * Resolve the partition of each (tables[i], keys[i]) and lock them all in
+ * address order, so two transactions never wait on each other in a cycle.
+ * A split may retire a partition between the lookup and the lock: then
+ * unlock everything and look again. A split holds its parent locked from
+ * the copy to the retirement, so once every partition is locked and none
+ * is retired, the set is current and stays so until we unlock.
+ */
+static void
+pset_lock(struct pset *ps, struct stable *const *tables,
+          const struct item_key *const *keys, size_t n)
+{
+    ps->p = calloc(n ? n : 1, sizeof(*ps->p));
+    ps->of = calloc(n ? n : 1, sizeof(*ps->of));
+    if (ps->p == NULL || ps->of == NULL)
+        abort();
+    for (;;) {
+        bool stale = false;
+        size_t m = 0;
+
+        for (size_t i = 0; i < n; i++) {
+            ps->of[i] = part_of_key(tables[i], keys[i]);
+            ps->p[i] = ps->of[i];
+        }
+        qsort(ps->p, n, sizeof(*ps->p), ptr_cmp);
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || ps->p[m - 1] != ps->p[i])
+                ps->p[m++] = ps->p[i];
+        ps->n = m;
+        for (size_t i = 0; i < m; i++)
+            partition_lock(ps->p[i]);
+        for (size_t i = 0; i < m && !stale; i++)
+            stale = partition_retired_locked(ps->p[i]);
+        if (!stale)
+            return;
+        pset_unlock(ps);
+    }
+}
+
+static void
+pset_free(struct pset *ps)
+{
+    free(ps->p);
+    free(ps->of);
+    ps->p = ps->of = NULL;
+    ps->n = 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Journal: one row per multi-partition transaction, a JSON list of
+ * {"t": table id, "h"/"pk"/"sk": hex, "i": item or null, "z": size}.
+ * ---------------------------------------------------------------------- */
+
+static json_t *
+hex_of(const uint8_t *b, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *s = malloc(2 * len + 1);
+    json_t *j;
+
+    if (s == NULL)
+        abort();
+    for (size_t i = 0; i < len; i++) {
+        s[2 * i] = digits[b[i] >> 4];
+        s[2 * i + 1] = digits[b[i] & 15];
+    }
+    s[2 * len] = '\0';
+    j = json_string(s);
+    free(s);
+    return j;
+}
+
+static int
+hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Decode hex string j into out (max bytes); returns the length or -1. */
+static long
+unhex(const json_t *j, uint8_t *out, size_t max)
+{
+    const char *s = json_string_value(j);
+    size_t len;
+
+    if (s == NULL || (len = strlen(s)) % 2 != 0 || len / 2 > max)
+        return -1;
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return (long)(len / 2);
+}
+
+static int
+journal_exec(struct storage *s, const char *sql, struct ddb_err *err)
+{
+    char *emsg = NULL;
+
+    if (sqlite3_exec(s->cat, sql, NULL, NULL, &emsg) != SQLITE_OK) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
+                    emsg ? emsg : sqlite3_errmsg(s->cat));
+        sqlite3_free(emsg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Make body durable in the journal (catalog.db is synchronous=FULL).
+ * *id gets the row id. */
+static int
+journal_put(struct storage *s, const char *body, sqlite3_int64 *id,
+            struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    pthread_mutex_lock(&s->cat_mu);
+    if (sqlite3_prepare_v2(s->cat, "INSERT INTO txn_journal (body) "
+                                   "VALUES (?1)", -1, &st, NULL) !=
+            SQLITE_OK ||
+        sqlite3_bind_text(st, 1, body, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
+                    sqlite3_errmsg(s->cat));
+        goto out;
+    }
+    *id = sqlite3_last_insert_rowid(s->cat);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->cat_mu);
+    return rc;
+}
+
+static int
+journal_drop(struct storage *s, sqlite3_int64 id, struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+
+    pthread_mutex_lock(&s->cat_mu);
+    if (sqlite3_prepare_v2(s->cat, "DELETE FROM txn_journal WHERE id = ?1",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
+                    sqlite3_errmsg(s->cat));
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->cat_mu);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Writes grouped by partition
+ * ---------------------------------------------------------------------- */
+
+struct twrite {
+    struct stable *t;                   /* borrowed */
+    struct partition *p;
+    const struct item_key *k;           /* borrowed (the op's) */
+    json_t *item;                       /* owned; NULL: delete */
+    size_t size;
+};
+
+static int
+write_cmp(const void *a, const void *b)
+{
+    const struct twrite *x = a, *y = b;
+    uintptr_t px = (uintptr_t)x->p, py = (uintptr_t)y->p;
+
+    return px < py ? -1 : px > py;
+}
+
+/* Apply w[0..n) (sorted by partition), one SQLite transaction per
+ * partition. Every partition is locked by the caller. */
+static int
+apply_writes(struct twrite *w, size_t n, struct ddb_err *err)
+{
+    struct part_write *pw = calloc(n ? n : 1, sizeof(*pw));
+    int rc = 0;
+
+    if (pw == NULL)
+        abort();
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t j = i, m = 0;
+
+        while (j < n && w[j].p == w[i].p) {
+            pw[m].k = w[j].k;
+            pw[m].item = w[j].item;
+            pw[m].size = w[j].size;
+            m++;
+            j++;
+        }
+        rc = partition_apply_locked(w[i].p, pw, m, err);
+        i = j;
+    }
+    free(pw);
+    return rc;
+}
+
+static char *
+journal_body(const struct twrite *w, size_t n)
+{
+    json_t *a = json_array();
+    char *body;
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(
+            a, json_pack("{s:s, s:o, s:o, s:o, s:O, s:I}", "t", w[i].t->id,
+                         "h", hex_of(w[i].k->hash, sizeof(w[i].k->hash)),
+                         "pk", hex_of(w[i].k->pk, w[i].k->pk_len), "sk",
+                         hex_of(w[i].k->sk, w[i].k->sk_len), "i",
+                         w[i].item ? w[i].item : json_null(), "z",
+                         (json_int_t)w[i].size));
+    body = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    return body;
+}
+
+/* ------------------------------------------------------------------------
+ * stable_txn / stable_txn_get
+ * ---------------------------------------------------------------------- */
+
+/* Copy src (type, message, extra) into dst. */
+static void
+err_copy(struct ddb_err *dst, const struct ddb_err *src)
+{
+    if (dst == NULL)
+        return;
+    ddb_err_set(dst, src->type, "%s", src->msg);
+    if (src->extra != NULL) {
+        json_decref(dst->extra);
+        dst->extra = json_deep_copy(src->extra);
+    }
+}
+
+int
+stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
+{
+    struct stable **tables = calloc(n ? n : 1, sizeof(*tables));
+    const struct item_key **keys = calloc(n ? n : 1, sizeof(*keys));
+    struct twrite *w = calloc(n ? n : 1, sizeof(*w));
+    struct pset ps = { 0 };
+    size_t nw = 0, nparts = 0, first_fail = n;
+    sqlite3_int64 jid = 0;
+    bool journaled = false;
+    char *body = NULL;
+    int rc = -1;
+
+    if (tables == NULL || keys == NULL || w == NULL)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        tables[i] = ops[i].t;
+        keys[i] = &ops[i].k;
+        ops[i].rc = 0;
+        ddb_err_init(&ops[i].err);
+    }
+    pset_lock(&ps, tables, keys, n);
+
+    /* read and decide: every fn is called, so all reasons are known */
+    for (size_t i = 0; i < n; i++) {
+        json_t *old = NULL, *new_item = NULL;
+        size_t new_size = 0;
+        bool keep = false;
+
+        if (partition_get_locked(ps.of[i], &ops[i].k, &old, err) != 0)
+            goto out;
+        if (ops[i].fn != NULL &&
+            ops[i].fn(ops[i].arg, old, &new_item, &new_size, &keep,
+                      &ops[i].err) != 0) {
+            ops[i].rc = -1;
+            if (first_fail == n)
+                first_fail = i;
+            json_decref(new_item);
+            json_decref(old);
+            continue;
+        }
+        if (ops[i].fn != NULL && !keep && (old != NULL || new_item != NULL)) {
+            w[nw].t = ops[i].t;
+            w[nw].p = ps.of[i];
+            w[nw].k = &ops[i].k;
+            w[nw].item = new_item;
+            w[nw].size = new_size;
+            new_item = NULL;
+            nw++;
+        }
+        json_decref(new_item);
+        json_decref(old);
+    }
+    if (first_fail < n) {
+        err_copy(err, &ops[first_fail].err);
+        goto out;
+    }
+
+    /* commit: journal first when more than one partition is written */
+    qsort(w, nw, sizeof(*w), write_cmp);
+    for (size_t i = 0; i < nw; i++)
+        if (i == 0 || w[i].p != w[i - 1].p)
+            nparts++;
+    if (nparts > 1) {
+        body = journal_body(w, nw);
+        if (body == NULL) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode journal");
+            goto out;
+        }
+        if (journal_put(ops[0].t->s, body, &jid, err) != 0)
+            goto out;
+        journaled = true;
+    }
+    if (apply_writes(w, nw, err) != 0)
+        goto out;                       /* the journal stays: replayed at
+                                           the next open */
+    /* drop the entry before unlocking: a later write to these keys must
+     * never be overwritten by a replay */
+    if (journaled && journal_drop(ops[0].t->s, jid, err) != 0)
+        goto out;
+    rc = 0;
+out:
+    if (ps.p != NULL)
+        pset_unlock(&ps);
+    pset_free(&ps);
+    for (size_t i = 0; i < nw; i++)
+        json_decref(w[i].item);
+    free(body);
+    free(w);
+    free(keys);
+    free(tables);
+    return rc;
+}
+
+int
+stable_txn_get(struct stable *const *tables,
+               const struct item_key *const *keys, size_t n,
+               json_t **items, struct ddb_err *err)
+{
+    struct pset ps = { 0 };
+    int rc = -1;
+
+    for (size_t i = 0; i < n; i++)
+        items[i] = NULL;
+    pset_lock(&ps, tables, keys, n);
+    for (size_t i = 0; i < n; i++)
+        if (partition_get_locked(ps.of[i], keys[i], &items[i], err) != 0)
+            goto out;
+    rc = 0;
+out:
+    pset_unlock(&ps);
+    pset_free(&ps);
+    if (rc != 0)
+        for (size_t i = 0; i < n; i++) {
+            json_decref(items[i]);
+            items[i] = NULL;
+        }
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Replay (storage_open, before any request): re-apply every journal entry.
+ * Applying an after-image twice is harmless, and no later write to the
+ * same keys can exist: the transaction held their partitions until it
+ * dropped its entry.
+ * ---------------------------------------------------------------------- */
+
+static struct stable *
+table_by_id(struct storage *s, const char *id)
+{
+    for (size_t i = 0; i < s->ntables; i++)
+        if (strcmp(s->tables[i]->id, id) == 0)
+            return s->tables[i];
+    return NULL;
+}
+
+/* Apply one journal body. Entries of tables deleted since are skipped. */
+static int
+replay_body(struct storage *s, const char *text, struct ddb_err *err)
+{
+    json_error_t jerr;
+    json_t *a = json_loads(text, 0, &jerr), *e;
+    struct item_key *keys = NULL;
+    struct twrite *w = NULL;
+    size_t i, nw = 0;
+    int rc = -1;
+
+    if (!json_is_array(a)) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: journal: corrupt entry");
+        goto out;
+    }
+    keys = calloc(json_array_size(a) + 1, sizeof(*keys));
+    w = calloc(json_array_size(a) + 1, sizeof(*w));
+    if (keys == NULL || w == NULL)
+        abort();
+    json_array_foreach(a, i, e) {
+        const char *tid = json_string_value(json_object_get(e, "t"));
+        struct stable *t = tid != NULL ? table_by_id(s, tid) : NULL;
+        struct item_key *k = &keys[nw];
+        const json_t *item = json_object_get(e, "i");
+        long hl, pl, sl;
+
+        if (t == NULL)
+            continue;
+        hl = unhex(json_object_get(e, "h"), k->hash, sizeof(k->hash));
+        pl = unhex(json_object_get(e, "pk"), k->pk, sizeof(k->pk));
+        sl = unhex(json_object_get(e, "sk"), k->sk, sizeof(k->sk));
+        if (hl != (long)sizeof(k->hash) || pl < 0 || sl < 0 ||
+            (item != NULL && !json_is_null(item) && !json_is_object(item))) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: journal: bad write");
+            goto out;
+        }
+        k->pk_len = (size_t)pl;
+        k->sk_len = (size_t)sl;
+        w[nw].t = t;
+        w[nw].p = part_of_key(t, k);
+        w[nw].k = k;
+        w[nw].item = json_is_object(item) ? json_incref((json_t *)item)
+                                          : NULL;
+        w[nw].size = (size_t)json_integer_value(json_object_get(e, "z"));
+        nw++;
+    }
+    qsort(w, nw, sizeof(*w), write_cmp);
+    for (i = 0; i < nw; i++)
+        if (i == 0 || w[i].p != w[i - 1].p)
+            partition_lock(w[i].p);
+    rc = apply_writes(w, nw, err);
+    for (i = nw; i > 0; i--)
+        if (i == 1 || w[i - 1].p != w[i - 2].p)
+            partition_unlock(w[i - 1].p);
+out:
+    for (i = 0; i < nw; i++)
+        json_decref(w[i].item);
+    free(w);
+    free(keys);
+    json_decref(a);
+    return rc;
+}
+
+/*
+ * Create the journal table if needed and replay every entry in order,
+ * dropping each once applied. Called by storage_open() after the tables
+ * are loaded and before the store serves anything.
+ */
+int
+txn_journal_replay(struct storage *s, struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1, step;
+
+    if (journal_exec(s, journal_schema, err) != 0)
+        return -1;
+    for (;;) {
+        sqlite3_int64 id;
+        const char *text;
+        char *body;
+
+        if (sqlite3_prepare_v2(s->cat, "SELECT id, body FROM txn_journal "
+                                       "ORDER BY id LIMIT 1", -1, &st,
+                               NULL) != SQLITE_OK) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
+                        sqlite3_errmsg(s->cat));
+            goto out;
+        }
+        step = sqlite3_step(st);
+        if (step == SQLITE_DONE)
+            break;
+        if (step != SQLITE_ROW) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
+                        sqlite3_errmsg(s->cat));
+            goto out;
+        }
+        id = sqlite3_column_int64(st, 0);
+        text = (const char *)sqlite3_column_text(st, 1);
+        body = strdup(text != NULL ? text : "[]");
+        sqlite3_finalize(st);
+        st = NULL;
+        if (body == NULL)
+            abort();
+        if (replay_body(s, body, err) != 0) {
+            free(body);
+            goto out;
+        }
+        free(body);
+        if (journal_drop(s, id, err) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
