@@ -20,6 +20,13 @@ struct expr_env {
  * The env
  * ---------------------------------------------------------------------- */
 
+/* "The maximum length of any single expression attribute name or
+ * expression attribute value is 255 bytes. For example, #name is five
+ * bytes" (developer guide, expression limits). */
+#define EXPR_PLACEHOLDER_MAX 255
+#define MSG_KEY_TOO_LONG "%s contains invalid key: The expression " \
+    "attribute map contains a key that is too long"
+
 static bool
 valid_key(const char *key, char lead)
 {
@@ -64,6 +71,19 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
                                    "ExpressionAttributeNames contains "
                                    "invalid key: Syntax error; key: \"%s\"",
                                    key);
+            if (strlen(key) > EXPR_PLACEHOLDER_MAX)
+                return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_TOO_LONG,
+                                   "ExpressionAttributeNames");
+        }
+        /* An empty name: DynamoDB answers "ExpressionAttributeNames
+         * contains invalid value: Empty attribute name for key #DE" (as
+         * applications that match on it record). */
+        json_object_foreach((json_t *)names, key, val) {
+            if (json_is_string(val) && json_string_length(val) == 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "ExpressionAttributeNames contains "
+                                   "invalid value: Empty attribute name for "
+                                   "key %s", key);
         }
     }
     if (values != NULL) {
@@ -76,6 +96,9 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
                                    "ExpressionAttributeValues contains "
                                    "invalid key: Syntax error; key: \"%s\"",
                                    key);
+            if (strlen(key) > EXPR_PLACEHOLDER_MAX)
+                return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_TOO_LONG,
+                                   "ExpressionAttributeValues");
         }
         json_object_foreach(values, key, val) {
             struct ddb_err verr;

@@ -523,18 +523,11 @@ index_plan_fini(struct index_plan *p)
  * Writing: optimistic read, plan, transaction
  * ---------------------------------------------------------------------- */
 
-struct base_arg {
-    const json_t *snap;             /* the item fn saw (NULL: absent) */
-    json_t *new_item;               /* what fn decided; NULL: delete */
-    size_t new_size;
-    bool changed;                   /* out: the item moved on: retry */
-};
-
-static int
-base_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
+int
+index_guard_fn(void *arg, const json_t *old, json_t **new_item,
+               size_t *new_size, bool *keep, struct ddb_err *err)
 {
-    struct base_arg *b = arg;
+    struct index_guard *b = arg;
 
     (void)keep;
     if ((old == NULL) != (b->snap == NULL) ||
@@ -543,7 +536,9 @@ base_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");
     }
-    if (b->new_item != NULL) {
+    if (b->keep_row)
+        *keep = true;
+    else if (b->new_item != NULL) {
         *new_item = json_incref(b->new_item);
         *new_size = b->new_size;
     }
@@ -557,7 +552,7 @@ index_mutate(const struct index_set *s, struct stable *base,
 {
     struct index_plan *p = NULL;
     struct stxn_op *ops = NULL;
-    struct base_arg b;
+    struct index_guard b;
     json_t *snap = NULL;
     size_t i, n;
     int attempt, rc = -1;
@@ -597,7 +592,7 @@ index_mutate(const struct index_set *s, struct stable *base,
         memset(&ops[0], 0, sizeof(ops[0]));
         ops[0].t = base;
         ops[0].k = *k;
-        ops[0].fn = base_fn;
+        ops[0].fn = index_guard_fn;
         ops[0].arg = &b;
         ddb_err_init(&ops[0].err);
         memcpy(&ops[1], p->ops, p->nops * sizeof(ops[0]));
@@ -627,6 +622,55 @@ out:
     free(ops);
     free(p);
     return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Item collections (tables with LSIs)
+ * ---------------------------------------------------------------------- */
+
+static int
+sum_row(void *arg, const struct item_key *k, const json_t *item, size_t size,
+        struct ddb_err *err)
+{
+    uint64_t *total = arg;
+
+    (void)k;
+    (void)item;
+    (void)err;
+    *total += size;
+    return 0;
+}
+
+json_t *
+index_collection_metrics(const struct index_set *s, struct stable *base,
+                         const struct item_key *k, const json_t *item,
+                         struct ddb_err *err)
+{
+    uint64_t total = 0;
+    bool any = false;
+    double gb;
+    size_t i;
+    long lo;
+
+    for (i = 0; i < s->n; i++)
+        any |= !s->idx[i].global;
+    if (!any)
+        return NULL;
+    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
+                     &total, err) < 0)
+        return NULL;
+    for (i = 0; i < s->n; i++)
+        if (!s->idx[i].global &&
+            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
+                         sum_row, &total, err) < 0)
+            return NULL;
+    /* DynamoDB gives a 1 GB-wide estimate around the size. */
+    gb = (double)total / (1024.0 * 1024.0 * 1024.0);
+    lo = (long)gb;
+    return json_pack("{s:{s:O}, s:[f, f]}", "ItemCollectionKey",
+                     s->base.hash_name,
+                     json_object_get(item, s->base.hash_name),
+                     "SizeEstimateRangeGB", (double)lo, (double)lo + 1.0);
 }
 
 /* ------------------------------------------------------------------------
@@ -696,23 +740,74 @@ backfill_row(void *arg, const struct item_key *k, const json_t *item,
     return json_array_size(bf->items) >= BACKFILL_CHUNK ? 1 : 0;
 }
 
-struct backfill_put {
-    json_t *row;
-    size_t size;
-};
-
+/*
+ * Index one base item: the index row is written in a transaction whose
+ * base op checks that the item is still snap, so a concurrent write
+ * (which maintains the index itself) is never overwritten with a stale
+ * row; on a change, the current item is read again.
+ */
 static int
-backfill_put_fn(void *arg, const json_t *old, json_t **new_item,
-                size_t *new_size, bool *keep, struct ddb_err *err)
+backfill_one(struct stable *base, const struct key_schema *bks,
+             const struct index_def *d, const json_t *item,
+             struct ddb_err *err)
 {
-    struct backfill_put *a = arg;
+    struct stxn_op *ops = calloc(2, sizeof(*ops));
+    struct item_key *bk = malloc(sizeof(*bk));
+    struct index_row_arg ra = { NULL, 0 };
+    struct index_guard b;
+    struct ddb_err ignore;
+    json_t *snap = json_incref((json_t *)item);
+    int attempt, rc = -1, in;
 
-    (void)old;
-    (void)keep;
-    (void)err;
-    *new_item = json_incref(a->row);
-    *new_size = a->size;
-    return 0;
+    if (ops == NULL || bk == NULL)
+        abort();
+    ddb_err_init(&ignore);
+    if (item_key_build(bks, item, false, bk, err) != 0)
+        goto out;
+    for (attempt = 0; attempt < MUTATE_RETRIES; attempt++) {
+        if (snap == NULL) {
+            rc = 0;                 /* deleted meanwhile: nothing to do */
+            goto out;
+        }
+        in = index_row_key(d, bks, snap, &ops[1].k, &ignore);
+        ddb_err_clear(&ignore);
+        if (in != 1) {
+            rc = 0;                 /* sparse, or unindexable value */
+            goto out;
+        }
+        json_decref(ra.row);
+        ra.row = index_project(d, bks, snap);
+        ra.size = item_size(ra.row);
+        memset(&b, 0, sizeof(b));
+        b.snap = snap;
+        b.keep_row = true;
+        ops[0].t = base;
+        ops[0].k = *bk;
+        ops[0].fn = index_guard_fn;
+        ops[0].arg = &b;
+        ops[1].t = d->t;
+        ops[1].fn = row_fn;
+        ops[1].arg = &ra;
+        ddb_err_init(&ops[0].err);
+        ddb_err_init(&ops[1].err);
+        rc = stable_txn(ops, 2, err);
+        ddb_err_clear(&ops[0].err);
+        ddb_err_clear(&ops[1].err);
+        if (rc == 0 || !b.changed)
+            goto out;
+        ddb_err_clear(err);
+        json_decref(snap);
+        snap = NULL;
+        if (stable_get(base, bk, &snap, err) != 0)
+            goto out;
+    }
+    rc = ddb_err_set(err, DDB_INTERNAL, "backfill kept conflicting");
+out:
+    json_decref(ra.row);
+    json_decref(snap);
+    free(bk);
+    free(ops);
+    return rc;
 }
 
 int
@@ -720,15 +815,10 @@ index_backfill(struct stable *base, const struct key_schema *bks,
                const struct index_def *d, struct ddb_err *err)
 {
     struct backfill bf;
-    struct item_key *k = malloc(sizeof(*k));
-    struct ddb_err ignore;
     size_t i;
     int rc = -1, r;
 
-    if (k == NULL)
-        abort();
     memset(&bf, 0, sizeof(bf));
-    ddb_err_init(&ignore);
     for (;;) {
         bf.items = json_array();
         /* Read a chunk, then write it: never hold base partitions while
@@ -737,21 +827,10 @@ index_backfill(struct stable *base, const struct key_schema *bks,
                         backfill_row, &bf, err);
         if (r < 0)
             goto out;
-        for (i = 0; i < json_array_size(bf.items); i++) {
-            const json_t *item = json_array_get(bf.items, i);
-            struct backfill_put a;
-
-            if (index_row_key(d, bks, item, k, &ignore) != 1) {
-                ddb_err_clear(&ignore);
-                continue;           /* sparse, or unindexable value */
-            }
-            a.row = index_project(d, bks, item);
-            a.size = item_size(a.row);
-            r = stable_mutate(d->t, k, backfill_put_fn, &a, err);
-            json_decref(a.row);
-            if (r != 0)
+        for (i = 0; i < json_array_size(bf.items); i++)
+            if (backfill_one(base, bks, d, json_array_get(bf.items, i),
+                             err) != 0)
                 goto out;
-        }
         if (json_array_size(bf.items) < BACKFILL_CHUNK)
             break;
         json_decref(bf.items);
@@ -760,7 +839,6 @@ index_backfill(struct stable *base, const struct key_schema *bks,
     rc = 0;
 out:
     json_decref(bf.items);
-    free(k);
     return rc;
 }
 

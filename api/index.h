@@ -131,6 +131,26 @@ int index_mutate(const struct index_set *s, struct stable *base,
                  double *units, struct ddb_err *err);
 
 /*
+ * For writers that batch several items into one stable_txn() themselves
+ * (TransactWriteItems): read each item first (stable_txn_get), decide its
+ * new item, append index_plan()'s ops for it, and give the base item's op
+ * index_guard_fn with a struct index_guard: under the locks it checks the
+ * item is still snap (else sets changed and fails with
+ * TransactionConflictException "item changed: retry", nothing written: read
+ * again and retry), then stores new_item (NULL: delete; keep_row: leave
+ * the row as it is, a pure check).
+ */
+struct index_guard {
+    const json_t *snap;             /* the item as read (NULL: absent) */
+    json_t *new_item;               /* borrowed: what to store; NULL delete */
+    size_t new_size;
+    bool keep_row;                  /* only check, do not write */
+    bool changed;                   /* out: the item moved on: retry */
+};
+int index_guard_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err);
+
+/*
  * ConsumedCapacity for a request on a table with indexes: mode is the
  * request's ReturnConsumedCapacity (borrowed). table_units is the base
  * table's share; units[i] (per index of s, may be NULL) the indexes'.
@@ -141,6 +161,18 @@ int index_mutate(const struct index_set *s, struct stable *base,
 json_t *index_capacity_json(const json_t *mode, const char *table,
                             double table_units, const struct index_set *s,
                             const double *units);
+
+/*
+ * ItemCollectionMetrics for a write to a table with LSIs (the request had
+ * ReturnItemCollectionMetrics SIZE): the item collection of partition key
+ * k->pk (base items plus their LSI rows) as {"ItemCollectionKey": {pk},
+ * "SizeEstimateRangeGB": [lo, hi]}. item carries the partition key value.
+ * NULL (no error) when the table has no LSI. New reference.
+ */
+json_t *index_collection_metrics(const struct index_set *s,
+                                 struct stable *base,
+                                 const struct item_key *k,
+                                 const json_t *item, struct ddb_err *err);
 
 /* Copy every item of base into the (new, empty) index d: the backfill of
  * UpdateTable's Create. */

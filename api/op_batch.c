@@ -104,25 +104,42 @@ struct batch_progress {
     size_t done;                    /* requests that ran */
     size_t refused;                 /* requests the throttle refused */
     struct ddb_err refusal;         /* the last refusal's exception */
+    struct api_ctx *ctx;            /* borrowed: the request (throttling) */
+    struct op_throttle th;          /* the admitted request's ticket */
 };
 
 /*
- * Throttling hook (issue 3; the engine is not wired into the data plane
- * yet, so every request is admitted): may the partition of key k in
- * table ot serve this read or write now? A refusal returns false with
- * p->refusal set to the exception (ProvisionedThroughputExceeded or
+ * Throttling (op_common.c): may the partition of key k in table ot serve
+ * this read or write now? A refusal returns false with p->refusal set to
+ * the exception (throttle_batch_err: ProvisionedThroughputExceeded or
  * ThrottlingException, with its ThrottlingReasons) that the whole call
- * fails with if no request at all is admitted.
+ * fails with if no request at all is admitted. An admitted request pays
+ * through batch_charge once its units are known.
  */
 static bool
 batch_admit(struct op_table *ot, const struct item_key *k, bool write,
             struct batch_progress *p)
 {
-    (void)ot;
-    (void)k;
-    (void)write;
-    (void)p;
-    return true;
+    enum throttle_op op = write ? THROTTLE_WRITE : THROTTLE_READ;
+    enum throttle_cause c;
+
+    if (p->ctx == NULL)
+        return true;
+    c = op_throttle_try(p->ctx, ot->t, k, op, 0, &p->th);
+    if (c == THROTTLE_OK)
+        return true;
+    ddb_err_clear(&p->refusal);
+    throttle_batch_err(p->th.tt, op, c, &p->refusal);
+    return false;
+}
+
+/* Pay the admitted request's units (no-op without an admission). */
+static double
+batch_charge(struct batch_progress *p, double units)
+{
+    if (p->ctx != NULL)
+        op_throttle_charge(p->ctx, &p->th, units);
+    return units;
 }
 
 /* The call's result once every request was tried: 0, or -1 with the
@@ -331,7 +348,8 @@ bg_table_read(struct bg_table *bt, size_t *used, bool *full, json_t *items,
             continue;
         }
         p->done++;
-        bt->units += capacity_read_units(size, bt->consistent);
+        bt->units += batch_charge(p, capacity_read_units(size,
+                                                         bt->consistent));
         if (item != NULL) {
             *used += size;
             json_array_append_new(items, bt->proj != NULL
@@ -369,6 +387,7 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                            "detected: Value null at 'requestItems' failed to "
                            "satisfy constraint: Member must not be null");
     ddb_err_init(&p.refusal);
+    p.ctx = ctx;
     tabs = xcalloc(json_object_size(ri), sizeof(*tabs));
     json_object_foreach((json_t *)ri, name, spec) {
         struct bg_table *bt = &tabs[ntabs++];
@@ -600,15 +619,74 @@ bw_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
     return 0;
 }
 
+/* stable_query() callback: sum the rows' sizes. */
+static int
+collection_sum(void *arg, const struct item_key *k, const json_t *item,
+               size_t size, struct ddb_err *err)
+{
+    (void)k;
+    (void)item;
+    (void)err;
+    *(uint64_t *)arg += size;
+    return 0;
+}
+
+/*
+ * The ItemCollectionMetrics entry for the item collection (partition key)
+ * request r wrote to: {"ItemCollectionKey": {pk: value},
+ * "SizeEstimateRangeGB": [lo, lo + 1]}, lo the whole gigabytes of the
+ * collection: its items in the table plus their rows in every local
+ * secondary index (what DynamoDB's estimate counts). New reference, NULL
+ * on a storage error (err set).
+ */
+static json_t *
+bw_collection_metrics(const struct bw_table *bt, const struct bw_request *r,
+                      struct ddb_err *err)
+{
+    const char *hash = bt->ot.ks.hash_name;
+    uint64_t bytes = 0, gb;
+    size_t i;
+
+    if (stable_query(bt->ot.t, r->k.pk, r->k.pk_len, NULL, true, NULL, 0,
+                     collection_sum, &bytes, err) != 0)
+        return NULL;
+    for (i = 0; i < bt->set.n; i++) {
+        const struct index_def *d = &bt->set.idx[i];
+
+        if (!d->global && d->t != NULL &&
+            stable_query(d->t, r->k.pk, r->k.pk_len, NULL, true, NULL, 0,
+                         collection_sum, &bytes, err) != 0)
+            return NULL;
+    }
+    gb = bytes >> 30;
+    return json_pack("{s:{s:O}, s:[f, f]}", "ItemCollectionKey", hash,
+                     json_object_get(r->doc, hash), "SizeEstimateRangeGB",
+                     (double)gb, (double)(gb + 1));
+}
+
+/* True when the table has a local secondary index. */
+static bool
+bw_has_lsi(const struct bw_table *bt)
+{
+    size_t i;
+
+    if (!bt->has_idx)
+        return false;
+    for (i = 0; i < bt->set.n; i++)
+        if (!bt->set.idx[i].global)
+            return true;
+    return false;
+}
+
 /* Perform one table's requests in order, summing their write units (a
  * put: the larger of the old and new item; a delete: the deleted item,
  * at least 1). A request the throttle refuses goes to UnprocessedItems
  * as the client sent it. */
 static int
-bw_table_write(struct bw_table *bt, json_t *unprocessed,
+bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                struct batch_progress *p, struct ddb_err *err)
 {
-    json_t *list = NULL;
+    json_t *list = NULL, *mlist = NULL;
     size_t i;
 
     for (i = 0; i < bt->nreqs; i++) {
@@ -638,8 +716,20 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed,
             return -1;
         }
         p->done++;
-        bt->units += capacity_write_units(r->size > a.old_size ? r->size
-                                                               : a.old_size);
+        bt->units += batch_charge(p, capacity_write_units(
+                                         r->size > a.old_size ? r->size
+                                                              : a.old_size));
+        if (metrics != NULL) {
+            json_t *m = bw_collection_metrics(bt, r, err);
+
+            if (m == NULL)
+                return -1;
+            if (mlist == NULL) {
+                mlist = json_array();
+                json_object_set_new(metrics, bt->key, mlist);
+            }
+            json_array_append_new(mlist, m);
+        }
     }
     return 0;
 }
@@ -651,8 +741,8 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed,
  * {"UnprocessedItems": {}} when everything was written (as DynamoDB
  * sends it), plus ConsumedCapacity as a list per table.
  * Tables with secondary indexes keep them in step (index_mutate) and
- * report the indexes' units too. ReturnItemCollectionMetrics (tables with
- * local secondary indexes) is not reported yet.
+ * report the indexes' units too; ReturnItemCollectionMetrics SIZE lists,
+ * per table with a local secondary index, one entry per write performed.
  */
 int
 api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
@@ -661,8 +751,11 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     const json_t *ri = json_object_get(req, "RequestItems");
     struct bw_table *tabs = NULL;
     size_t ntabs = 0, i, total = 0;
-    json_t *out = NULL, *cc = NULL, *unprocessed = NULL;
+    json_t *out = NULL, *cc = NULL, *unprocessed = NULL, *metrics = NULL;
     struct batch_progress p = { 0 };
+    const char *ricm = json_string_value(
+        json_object_get(req, "ReturnItemCollectionMetrics"));
+    bool want_metrics = ricm != NULL && strcmp(ricm, "SIZE") == 0;
     const char *name;
     json_t *list;
     int rc = -1;
@@ -672,6 +765,7 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                            "detected: Value null at 'requestItems' failed to "
                            "satisfy constraint: Member must not be null");
     ddb_err_init(&p.refusal);
+    p.ctx = ctx;
     tabs = xcalloc(json_object_size(ri), sizeof(*tabs));
     json_object_foreach((json_t *)ri, name, list) {
         struct bw_table *bt = &tabs[ntabs++];
@@ -686,8 +780,12 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         if (bw_table_resolve(ctx, &tabs[i], err) != 0)
             goto out;
     unprocessed = json_object();
+    metrics = json_object();
     for (i = 0; i < ntabs; i++) {
-        if (bw_table_write(&tabs[i], unprocessed, &p, err) != 0)
+        if (bw_table_write(&tabs[i], unprocessed,
+                           want_metrics && bw_has_lsi(&tabs[i]) ? metrics
+                                                                : NULL,
+                           &p, err) != 0)
             goto out;
         if (tabs[i].has_idx)
             capacity_list_append(&cc, index_capacity_json(
@@ -706,11 +804,14 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (cc != NULL)
         json_object_set_new(out, "ConsumedCapacity", cc);
     cc = NULL;
+    if (json_object_size(metrics) > 0)
+        json_object_set(out, "ItemCollectionMetrics", metrics);
     *resp = out;
     out = NULL;
     rc = 0;
 out:
     ddb_err_clear(&p.refusal);
+    json_decref(metrics);
     json_decref(unprocessed);
     json_decref(cc);
     json_decref(out);

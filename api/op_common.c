@@ -2,7 +2,12 @@
 /* op_common.c - request plumbing shared by the data-plane handlers: the
  * expression environment (expressions or translated legacy parameters),
  * the table and its key schema, and common reply members. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/capacity.h"
 #include "api/op_common.h"
@@ -367,4 +372,690 @@ op_item_copy_validate(const json_t *req, const char *member, json_t **out,
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Clock
+ * ---------------------------------------------------------------------- */
+
+uint64_t
+api_now_ms(struct api_server *srv)
+{
+    struct timespec ts;
+
+    if (srv != NULL && srv->virtual_clock)
+        return atomic_load(&srv->vclock_ms);
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Read a non-negative integer member (JSON integer, or a real with no
+ * fraction). -1 if present but not one, 0 if absent, 1 if read. */
+static int
+get_uint(const json_t *o, const char *key, uint64_t *out)
+{
+    const json_t *v = json_object_get(o, key);
+
+    if (v == NULL)
+        return 0;
+    if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        *out = (uint64_t)json_integer_value(v);
+        return 1;
+    }
+    return -1;
+}
+
+int
+api_admin_clock(struct api_server *srv, bool post, const json_t *req,
+                json_t **resp, struct ddb_err *err)
+{
+    uint64_t adv = 0, set = 0;
+    int ha, hs;
+
+    if (post) {
+        if (!srv->virtual_clock)
+            return ddb_err_set(err, DDB_VALIDATION, "The virtual clock is "
+                               "off: start shardlocal with --virtual-clock");
+        if (!json_is_object(req))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Expected {\"advance_ms\": N} or "
+                               "{\"set_ms\": N}");
+        ha = get_uint(req, "advance_ms", &adv);
+        hs = get_uint(req, "set_ms", &set);
+        if (ha < 0 || hs < 0 || ha + hs != 1)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Expected {\"advance_ms\": N} or "
+                               "{\"set_ms\": N} with N a non-negative "
+                               "integer");
+        if (ha) {
+            atomic_fetch_add(&srv->vclock_ms, adv);
+        } else {
+            uint64_t cur = atomic_load(&srv->vclock_ms);
+
+            do {
+                if (set < cur)
+                    return ddb_err_set(err, DDB_VALIDATION, "The virtual "
+                                       "clock cannot go backwards (now_ms "
+                                       "%llu)", (unsigned long long)cur);
+            } while (!atomic_compare_exchange_weak(&srv->vclock_ms, &cur,
+                                                   set));
+        }
+    }
+    *resp = json_pack("{s:b, s:I}", "virtual", srv->virtual_clock,
+                      "now_ms", (json_int_t)api_now_ms(srv));
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Fault injection: rules that throttle a fraction of a table's requests
+ * (or of one key's) or the next N of them, with the real exceptions.
+ * ---------------------------------------------------------------------- */
+
+#define FAULTS_MAX 64
+
+struct fault_rule {
+    char table[256];
+    json_t *key;                    /* owned: the AttributeValue, or NULL */
+    uint8_t kb[KEY_BYTES_MAX];      /* its encoding */
+    size_t kb_len;
+    int op;                         /* -1 any, else enum throttle_op */
+    double fraction;                /* of matching requests (not a
+                                       DynamoDB number); 1 when only count */
+    bool limited;                   /* count applies */
+    uint64_t left;                  /* throttles left when limited */
+    uint64_t seen, fired;
+    enum throttle_cause cause;
+};
+
+struct api_faults {
+    pthread_mutex_t mu;
+    atomic_size_t n;                /* read without the lock: fast path */
+    struct fault_rule r[FAULTS_MAX];
+};
+
+struct api_faults *
+api_faults_new(void)
+{
+    struct api_faults *f = calloc(1, sizeof(*f));
+
+    if (f == NULL)
+        abort();
+    pthread_mutex_init(&f->mu, NULL);
+    atomic_init(&f->n, 0);
+    return f;
+}
+
+void
+api_faults_free(struct api_faults *f)
+{
+    size_t i;
+
+    if (f == NULL)
+        return;
+    for (i = 0; i < atomic_load(&f->n); i++)
+        json_decref(f->r[i].key);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
+
+static const char *const cause_names[THROTTLE_CAUSE_COUNT] = {
+    [THROTTLE_OK] = "None",
+    [THROTTLE_KEY_RANGE] = "KeyRange",
+    [THROTTLE_PROVISIONED] = "ProvisionedThroughput",
+    [THROTTLE_MAX_ON_DEMAND] = "MaxOnDemand",
+    [THROTTLE_ACCOUNT_LIMIT] = "AccountLimit",
+};
+
+/* Remove rule i (lock held). */
+static void
+fault_remove(struct api_faults *f, size_t i)
+{
+    size_t n = atomic_load(&f->n);
+
+    json_decref(f->r[i].key);
+    memmove(&f->r[i], &f->r[i + 1], (n - i - 1) * sizeof(f->r[0]));
+    atomic_store(&f->n, n - 1);
+}
+
+static json_t *
+fault_json(const struct fault_rule *r)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:I, s:I}", "table",
+                          r->table, "op",
+                          r->op < 0 ? "any"
+                                    : r->op == THROTTLE_READ ? "read"
+                                                             : "write",
+                          "cause", cause_names[r->cause], "fraction",
+                          r->fraction, "seen", (json_int_t)r->seen, "fired",
+                          (json_int_t)r->fired);
+
+    if (o == NULL)
+        return json_object();
+    if (r->key != NULL)
+        json_object_set(o, "key", r->key);
+    if (r->limited)
+        json_object_set_new(o, "count", json_integer((json_int_t)r->left));
+    return o;
+}
+
+/* Parse a rule from req into r. -1 with err on a bad member. */
+static int
+fault_parse(const json_t *req, struct fault_rule *r, struct ddb_err *err)
+{
+    const char *table = json_string_value(json_object_get(req, "table"));
+    const char *op = json_string_value(json_object_get(req, "op"));
+    const char *cause = json_string_value(json_object_get(req, "cause"));
+    const json_t *key = json_object_get(req, "key");
+    const json_t *frac = json_object_get(req, "fraction");
+    uint64_t count = 0;
+    int hc;
+    size_t i;
+
+    memset(r, 0, sizeof(*r));
+    if (table == NULL || table[0] == '\0' || strlen(table) >= sizeof(r->table))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "A fault rule needs \"table\" (a table name)");
+    strcpy(r->table, table);
+    r->op = -1;
+    if (op != NULL && strcmp(op, "read") == 0)
+        r->op = THROTTLE_READ;
+    else if (op != NULL && strcmp(op, "write") == 0)
+        r->op = THROTTLE_WRITE;
+    else if (op != NULL && strcmp(op, "any") != 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "\"op\" must be read, write or any");
+    r->cause = THROTTLE_KEY_RANGE;
+    if (cause != NULL) {
+        for (i = 1; i < THROTTLE_CAUSE_COUNT; i++)
+            if (strcmp(cause, cause_names[i]) == 0)
+                break;
+        if (i == THROTTLE_CAUSE_COUNT)
+            return ddb_err_set(err, DDB_VALIDATION, "\"cause\" must be "
+                               "KeyRange, ProvisionedThroughput, "
+                               "MaxOnDemand or AccountLimit");
+        r->cause = (enum throttle_cause)i;
+    }
+    if (key != NULL) {
+        const json_t *n = json_object_get(key, "N");
+        json_t *canon = NULL;
+        long len;
+
+        if (json_is_string(n)) {
+            char buf[NUM_TEXT_MAX];
+
+            if (num_canonical(json_string_value(n), buf, err) != 0)
+                return -1;
+            canon = json_pack("{s:s}", "N", buf);
+        } else {
+            canon = json_deep_copy(key);
+        }
+        len = canon != NULL ? key_encode_value(canon, r->kb) : -1;
+        if (len < 0) {
+            json_decref(canon);
+            return ddb_err_set(err, DDB_VALIDATION, "\"key\" must be a key "
+                               "AttributeValue: {\"S\"|\"N\"|\"B\": ...}");
+        }
+        r->kb_len = (size_t)len;
+        r->key = canon;
+    }
+    hc = get_uint(req, "count", &count);
+    if (hc < 0)
+        goto bad;
+    r->limited = hc == 1;
+    r->left = count;
+    r->fraction = 1.0;
+    if (frac != NULL) {
+        if (!json_is_number(frac) || json_number_value(frac) < 0 ||
+            json_number_value(frac) > 1)
+            goto bad;
+        r->fraction = json_number_value(frac);
+    } else if (!r->limited) {
+        goto bad;
+    }
+    return 0;
+bad:
+    json_decref(r->key);
+    r->key = NULL;
+    return ddb_err_set(err, DDB_VALIDATION, "A fault rule needs \"count\" "
+                       "(a non-negative integer) and/or \"fraction\" "
+                       "(0 to 1)");
+}
+
+int
+api_admin_faults(struct api_server *srv, bool post, const json_t *req,
+                 json_t **resp, struct ddb_err *err)
+{
+    struct api_faults *f = srv->faults;
+    struct fault_rule r;
+    json_t *list;
+    size_t i;
+
+    if (f == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "Fault injection is not "
+                           "available");
+    if (post && !json_is_object(req))
+        return ddb_err_set(err, DDB_VALIDATION, "Expected a JSON object");
+    if (post && json_is_true(json_object_get(req, "clear"))) {
+        const char *table = json_string_value(json_object_get(req, "table"));
+
+        pthread_mutex_lock(&f->mu);
+        for (i = atomic_load(&f->n); i-- > 0;)
+            if (table == NULL || strcmp(f->r[i].table, table) == 0)
+                fault_remove(f, i);
+        pthread_mutex_unlock(&f->mu);
+    } else if (post) {
+        if (fault_parse(req, &r, err) != 0)
+            return -1;
+        pthread_mutex_lock(&f->mu);
+        i = atomic_load(&f->n);
+        if (i == FAULTS_MAX) {
+            pthread_mutex_unlock(&f->mu);
+            json_decref(r.key);
+            return ddb_err_set(err, DDB_VALIDATION, "Too many fault rules "
+                               "(at most %d)", FAULTS_MAX);
+        }
+        f->r[i] = r;
+        atomic_store(&f->n, i + 1);
+        pthread_mutex_unlock(&f->mu);
+    }
+    list = json_array();
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < atomic_load(&f->n); i++)
+        json_array_append_new(list, fault_json(&f->r[i]));
+    pthread_mutex_unlock(&f->mu);
+    *resp = json_pack("{s:o}", "rules", list);
+    return 0;
+}
+
+/*
+ * Does a fault rule throttle this request? Returns the cause, or
+ * THROTTLE_OK. Deterministic: a rule with fraction f fires on request n
+ * (counting from 1) when floor(n f) grows, so 0.5 throttles every second
+ * matching request.
+ */
+static enum throttle_cause
+fault_check(struct api_faults *f, const char *table, const uint8_t *pk,
+            size_t pk_len, enum throttle_op op)
+{
+    enum throttle_cause c = THROTTLE_OK;
+    size_t i;
+
+    if (f == NULL || atomic_load(&f->n) == 0)
+        return THROTTLE_OK;
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < atomic_load(&f->n); i++) {
+        struct fault_rule *r = &f->r[i];
+        uint64_t before, after;
+
+        if (strcmp(r->table, table) != 0 || (r->op >= 0 && r->op != (int)op))
+            continue;
+        if (r->key != NULL && (pk == NULL || pk_len != r->kb_len ||
+                               memcmp(pk, r->kb, pk_len) != 0))
+            continue;
+        before = (uint64_t)((double)r->seen * r->fraction);
+        r->seen++;
+        after = (uint64_t)((double)r->seen * r->fraction);
+        if (after == before)
+            continue;
+        r->fired++;
+        c = r->cause;
+        if (r->limited && --r->left == 0)
+            fault_remove(f, i);
+        break;
+    }
+    pthread_mutex_unlock(&f->mu);
+    return c;
+}
+
+/* Drop every rule of table (DeleteTable). */
+static void
+fault_drop(struct api_faults *f, const char *table)
+{
+    size_t i;
+
+    if (f == NULL || atomic_load(&f->n) == 0)
+        return;
+    pthread_mutex_lock(&f->mu);
+    for (i = atomic_load(&f->n); i-- > 0;)
+        if (strcmp(f->r[i].table, table) == 0)
+            fault_remove(f, i);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* ------------------------------------------------------------------------
+ * Throttle log: at most one line per table per second, with the count of
+ * throttles since the last line.
+ * ---------------------------------------------------------------------- */
+
+#define TLOG_SLOTS 64
+
+static struct {
+    char table[256];
+    uint64_t last_ms;               /* monotonic */
+    uint64_t pending;               /* throttles not logged yet */
+} tlog[TLOG_SLOTS];
+static pthread_mutex_t tlog_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Printable form of key bytes (truncated, non-printables as \xNN). */
+static void
+key_text(const uint8_t *pk, size_t len, char *out, size_t outsz)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i < len && o + 5 < outsz; i++) {
+        if (pk[i] >= 0x20 && pk[i] < 0x7f && pk[i] != '"' && pk[i] != '\\')
+            out[o++] = (char)pk[i];
+        else
+            o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", pk[i]);
+    }
+    if (i < len && o + 4 < outsz) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
+static void
+throttle_log(struct api_ctx *ctx, const char *table, unsigned part,
+             const uint8_t *pk, size_t pk_len, const char *reason,
+             bool injected)
+{
+    uint64_t now = mono_ms(), count = 0;
+    unsigned h = 5381;
+    const char *p;
+    char key[200];
+    size_t slot;
+    bool emit = false;
+
+    if (ctx->srv->conf == NULL || ctx->srv->conf->log_level < LOG_INFO)
+        return;
+    for (p = table; *p != '\0'; p++)
+        h = h * 33u + (unsigned char)*p;
+    slot = h % TLOG_SLOTS;
+    pthread_mutex_lock(&tlog_mu);
+    if (strcmp(tlog[slot].table, table) != 0) {
+        snprintf(tlog[slot].table, sizeof(tlog[slot].table), "%s", table);
+        tlog[slot].last_ms = 0;
+        tlog[slot].pending = 0;
+    }
+    tlog[slot].pending++;
+    if (tlog[slot].last_ms == 0 || now - tlog[slot].last_ms >= 1000) {
+        emit = true;
+        count = tlog[slot].pending;
+        tlog[slot].pending = 0;
+        tlog[slot].last_ms = now;
+    }
+    pthread_mutex_unlock(&tlog_mu);
+    if (!emit)
+        return;
+    key_text(pk, pk != NULL ? pk_len : 0, key, sizeof(key));
+    fprintf(stderr, "shardlocal: throttled table=%s partition=%u key=\"%s\" "
+            "reason=%s%s count=%llu (in the last second)\n", table, part,
+            key, reason, injected ? " (fault injection)" : "",
+            (unsigned long long)count);
+}
+
+/* ------------------------------------------------------------------------
+ * Admission and charging
+ * ---------------------------------------------------------------------- */
+
+/* Serialises size and throughput splits (storage splits one at a time
+ * anyway, and the throttle state must follow the same order). */
+static pthread_mutex_t split_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void
+op_throttle_init(struct op_throttle *th)
+{
+    memset(th, 0, sizeof(*th));
+}
+
+struct throttle_table *
+op_throttle_table(struct api_ctx *ctx, struct stable *t)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+    const char *name = stable_name(t);
+    json_t *desc;
+
+    if (reg == NULL)
+        return NULL;
+    tt = throttle_registry_find(reg, name, NULL);
+    if (tt != NULL)
+        return tt;
+    desc = stable_desc_ref(t);
+    memset(&tc, 0, sizeof(tc));
+    if (desc == NULL ||
+        throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) != 0) {
+        tc.on_demand = true;
+        tc.nparts = stable_nparts(t);
+        tc.arn = "";
+    }
+    throttle_registry_limits(reg, &lim);
+    if (desc != NULL)
+        throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    tt = throttle_registry_get(reg, name, NULL, &tc, &lim, ctx->now_ms);
+    json_decref(desc);
+    return tt;
+}
+
+/* Admission on partition part; the cause, with th filled either way. */
+static enum throttle_cause
+admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+           const uint8_t *pk, size_t pk_len, enum throttle_op op,
+           double need, struct op_throttle *th, bool *injected)
+{
+    enum throttle_cause c;
+
+    th->admitted = false;
+    th->t = t;
+    th->pk = pk;
+    th->pk_len = pk_len;
+    th->tt = op_throttle_table(ctx, t);
+    *injected = false;
+    if (th->tt == NULL)
+        return THROTTLE_OK;
+    c = fault_check(ctx->srv->faults, stable_name(t), pk, pk_len, op);
+    if (c != THROTTLE_OK) {
+        *injected = true;
+    } else {
+        c = throttle_admit(th->tt, part, op, need, pk, pk_len, ctx->now_ms,
+                           &th->tk);
+        if (c == THROTTLE_OK) {
+            th->admitted = true;
+            return c;
+        }
+    }
+    throttle_log(ctx, stable_name(t), part, pk, pk_len,
+                 throttle_reason(false, op, c), *injected);
+    return c;
+}
+
+int
+op_throttle_admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+                       const uint8_t *pk, size_t pk_len, enum throttle_op op,
+                       double need, struct op_throttle *th,
+                       struct ddb_err *err)
+{
+    enum throttle_cause c;
+    bool injected;
+
+    c = admit_part(ctx, t, part, pk, pk_len, op, need, th, &injected);
+    if (c == THROTTLE_OK)
+        return 0;
+    return throttle_err(th->tt, op, c, err);
+}
+
+int
+op_throttle_admit(struct api_ctx *ctx, struct stable *t,
+                  const struct item_key *k, enum throttle_op op, double need,
+                  struct op_throttle *th, struct ddb_err *err)
+{
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return 0;
+    }
+    memcpy(th->hash, k->hash, sizeof(th->hash));
+    return op_throttle_admit_part(ctx, t, stable_part_of(t, k->hash), k->pk,
+                                  k->pk_len, op, need, th, err);
+}
+
+enum throttle_cause
+op_throttle_try(struct api_ctx *ctx, struct stable *t,
+                const struct item_key *k, enum throttle_op op, double need,
+                struct op_throttle *th)
+{
+    bool injected;
+
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return THROTTLE_OK;
+    }
+    memcpy(th->hash, k->hash, sizeof(th->hash));
+    return admit_part(ctx, t, stable_part_of(t, k->hash), k->pk, k->pk_len,
+                      op, need, th, &injected);
+}
+
+/* A write made partition part of t bigger than --split-size: split it (and
+ * its throttle state). Cheap when it did not: one in-memory stats read. */
+static void
+maybe_split_size(struct api_ctx *ctx, struct op_throttle *th)
+{
+    uint64_t limit = ctx->srv->conf != NULL ? ctx->srv->conf->split_size : 0;
+    uint64_t count, bytes;
+    struct ddb_err e;
+    unsigned part;
+
+    if (limit == 0)
+        return;
+    ddb_err_init(&e);
+    part = stable_part_of(th->t, th->hash);
+    if (stable_part_stats(th->t, part, &count, &bytes, &e) != 0 ||
+        bytes <= limit || count < 2)
+        goto out;
+    pthread_mutex_lock(&split_mu);
+    part = stable_part_of(th->t, th->hash);
+    if (stable_part_stats(th->t, part, &count, &bytes, &e) == 0 &&
+        bytes > limit && count >= 2 && stable_split(th->t, part, &e) == 0) {
+        if (th->tt != NULL &&
+            throttle_table_nparts(th->tt) + 1 == stable_nparts(th->t))
+            throttle_table_split(th->tt, part, ctx->now_ms, &e);
+        if (ctx->srv->conf->log_level >= LOG_INFO)
+            fprintf(stderr, "shardlocal: table %s: partition %u passed "
+                    "%llu bytes, split in two (%u partitions)\n",
+                    stable_name(th->t), part, (unsigned long long)limit,
+                    stable_nparts(th->t));
+    }
+    pthread_mutex_unlock(&split_mu);
+out:
+    ddb_err_clear(&e);
+}
+
+void
+op_throttle_charge(struct api_ctx *ctx, struct op_throttle *th, double units)
+{
+    if (!th->admitted)
+        return;
+    th->admitted = false;
+    throttle_charge(th->tt, &th->tk, units, th->pk, th->pk_len, ctx->now_ms);
+    if (th->tk.op == THROTTLE_WRITE && th->pk != NULL)
+        maybe_split_size(ctx, th);
+}
+
+void
+op_throttle_charge_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+                        enum throttle_op op, double units)
+{
+    struct throttle_table *tt = op_throttle_table(ctx, t);
+    struct throttle_ticket tk;
+
+    if (tt == NULL)
+        return;
+    throttle_ticket_init(&tk, part, op);
+    throttle_charge(tt, &tk, units, NULL, 0, ctx->now_ms);
+}
+
+int
+op_throttle_double(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
+{
+    struct throttle_table *tt = op_throttle_table(ctx, t);
+    unsigned i;
+    int rc = 0;
+
+    pthread_mutex_lock(&split_mu);
+    for (i = stable_nparts(t); i-- > 0;) {
+        if (stable_split(t, i, err) != 0) {
+            rc = -1;
+            break;
+        }
+        if (tt != NULL)
+            throttle_table_split(tt, i, ctx->now_ms, err);
+    }
+    pthread_mutex_unlock(&split_mu);
+    return rc;
+}
+
+void
+op_throttle_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+
+    if (reg == NULL)
+        return;
+    tt = throttle_registry_find(reg, stable_name(t), NULL);
+    if (tt == NULL)
+        return;                     /* created from the new desc on use */
+    if (throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0)
+        throttle_table_update(tt, &tc, ctx->now_ms);
+}
+
+int
+op_throttle_resize(struct api_ctx *ctx, struct stable *t, const json_t *desc,
+                   struct ddb_err *err)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+    unsigned need;
+    int rc = 0;
+
+    if (reg == NULL)
+        return 0;
+    if (throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0 &&
+        !tc.on_demand) {
+        throttle_registry_limits(reg, &lim);
+        throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+        need = throttle_limits_partitions(&lim, tc.rcu, tc.wcu);
+        while (rc == 0 && stable_nparts(t) < need && stable_nparts(t) < 4096)
+            rc = op_throttle_double(ctx, t, err);
+        if (rc == 0 && ctx->srv->conf != NULL &&
+            ctx->srv->conf->log_level >= LOG_INFO && need > 1)
+            fprintf(stderr, "shardlocal: table %s: %u partitions for "
+                    "%.0f RCU / %.0f WCU\n", stable_name(t),
+                    stable_nparts(t), tc.rcu, tc.wcu);
+    }
+    op_throttle_update(ctx, t, desc);
+    return rc;
+}
+
+void
+op_throttle_drop(struct api_ctx *ctx, const char *table)
+{
+    if (ctx->srv->throttle != NULL)
+        throttle_registry_drop(ctx->srv->throttle, table, NULL);
+    fault_drop(ctx->srv->faults, table);
 }

@@ -13,6 +13,7 @@
 #include "api/expr.h"
 #include "api/item.h"
 #include "api/legacy.h"
+#include "api/throttle.h"
 #include "storage/storage.h"
 
 /* ------------------------------------------------------------------------
@@ -132,5 +133,99 @@ int op_condition_failed(const json_t *req, const json_t *old,
  * reference (caller frees). */
 int op_item_copy_validate(const json_t *req, const char *member,
                           json_t **out, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Throttling (docs/throttling.md 8). A data request asks before it runs and
+ * pays after:
+ *
+ *     struct op_throttle th;
+ *     op_throttle_init(&th);
+ *     ... table opened, key built ...
+ *     if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, need, &th,
+ *                           err) != 0)
+ *         goto out;                        nothing changed: PTEE etc.
+ *     ... run it (a failed condition still pays) ...
+ * out:
+ *     op_throttle_charge(ctx, &th, units); no-op unless admitted
+ *     op_table_close(&ot);                 after the charge
+ *
+ * Without a registry (ctx->srv->throttle NULL, e.g. unit tests) every call
+ * admits and charges nothing.
+ * ---------------------------------------------------------------------- */
+
+struct op_throttle {
+    struct throttle_table *tt;      /* borrowed from the registry */
+    struct stable *t;               /* borrowed: the admitted table */
+    struct throttle_ticket tk;
+    bool admitted;                  /* charge pending */
+    const uint8_t *pk;              /* borrowed: the key's bytes (or NULL) */
+    size_t pk_len;
+    uint8_t hash[16];               /* the key's hash (size splits) */
+};
+
+void op_throttle_init(struct op_throttle *th);
+/* The throttle state of table t (index NULL), created on first use from
+ * its description and "shardlocal:" tags. NULL when the server has no
+ * registry. Borrowed: valid until the server stops. */
+struct throttle_table *op_throttle_table(struct api_ctx *ctx,
+                                         struct stable *t);
+/*
+ * May a request on key k (borrowed until the charge) of table t run? need
+ * is the least it can cost (<= 0: 1). Applies fault-injection rules first.
+ * Returns 0 (th admitted: call op_throttle_charge later), or -1 with err
+ * set to DynamoDB's throttling exception; the request must then change
+ * nothing. Every throttle is logged (rate-limited) at level info.
+ */
+int op_throttle_admit(struct api_ctx *ctx, struct stable *t,
+                      const struct item_key *k, enum throttle_op op,
+                      double need, struct op_throttle *th,
+                      struct ddb_err *err);
+/* The same on partition part (Query/Scan pages, whose key may be
+ * unknown); pk may be NULL. */
+int op_throttle_admit_part(struct api_ctx *ctx, struct stable *t,
+                           unsigned part, const uint8_t *pk, size_t pk_len,
+                           enum throttle_op op, double need,
+                           struct op_throttle *th, struct ddb_err *err);
+/* Without raising an error: the cause (THROTTLE_OK when admitted), for
+ * batch and transaction items; on a rejection th->tt is set (for
+ * throttle_batch_err / throttle_txn_code) and nothing else happens. */
+enum throttle_cause op_throttle_try(struct api_ctx *ctx, struct stable *t,
+                                    const struct item_key *k,
+                                    enum throttle_op op, double need,
+                                    struct op_throttle *th);
+/* Pay units (e.g. 0.5, 1, 11) for an admitted request, then forget the
+ * ticket (safe to call twice or without an admission). A write also checks
+ * whether its partition passed --split-size, and splits it. */
+void op_throttle_charge(struct api_ctx *ctx, struct op_throttle *th,
+                        double units);
+/* Charge units to partition part without admission (the other partitions
+ * a Scan page read). */
+void op_throttle_charge_part(struct api_ctx *ctx, struct stable *t,
+                             unsigned part, enum throttle_op op,
+                             double units);
+/*
+ * Split every partition of t (UpdateTable raising throughput beyond what
+ * the partitions can serve): stable_split from the last partition down,
+ * each matched by throttle_table_split. -1 with err if a split failed
+ * (the partitions split so far stay split, in storage and throttle state).
+ */
+int op_throttle_double(struct api_ctx *ctx, struct stable *t,
+                       struct ddb_err *err);
+/* UpdateTable: new throughput from desc (the new description, borrowed) on
+ * the table's throttle state, if it has one. */
+void op_throttle_update(struct api_ctx *ctx, struct stable *t,
+                        const json_t *desc);
+/*
+ * UpdateTable, after the new description (borrowed) was stored: when the
+ * provisioned throughput needs more partitions than t has
+ * (throttle_limits_partitions with the table's limits), double the
+ * partition count until it suffices (op_throttle_double); lowering keeps
+ * the partitions. Then the new throughput goes to the throttle state
+ * (op_throttle_update). -1 with err if a split failed.
+ */
+int op_throttle_resize(struct api_ctx *ctx, struct stable *t,
+                       const json_t *desc, struct ddb_err *err);
+/* DeleteTable: forget the table's throttle state and fault rules. */
+void op_throttle_drop(struct api_ctx *ctx, const char *table);
 
 #endif

@@ -122,6 +122,28 @@ idx_add_capacity(json_t *out, const json_t *req, const struct op_table *ot,
         json_object_set_new(out, "ConsumedCapacity", cc);
 }
 
+/* ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE, tables with
+ * LSIs only); item or key map carries the partition key. */
+static int
+idx_add_metrics(json_t *out, const json_t *req, const struct op_table *ot,
+                const struct idx_state *is, const struct item_key *k,
+                const json_t *keyed, struct ddb_err *err)
+{
+    json_t *m;
+
+    if (!is->has || !str_eq(json_object_get(req,
+                                            "ReturnItemCollectionMetrics"),
+                            "SIZE"))
+        return 0;
+    if (err != NULL)
+        ddb_err_clear(err);
+    m = index_collection_metrics(&is->set, ot->t, k, keyed, err);
+    if (m == NULL)
+        return err != NULL && err->type != DDB_OK ? -1 : 0;
+    json_object_set_new(out, "ItemCollectionMetrics", m);
+    return 0;
+}
+
 /* ------------------------------------------------------------------------
  * PutItem
  * ---------------------------------------------------------------------- */
@@ -174,9 +196,12 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct item_key k;
     struct put_arg a = { 0 };
     struct idx_state is = { 0 };
+    struct op_throttle th;
     json_t *item = NULL, *out = NULL;
-    size_t size;
+    size_t size = 0;
     int rc = -1;
+
+    op_throttle_init(&th);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "PutItem", err) != 0)
@@ -214,7 +239,9 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.item = item;
     a.size = size;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
-    if (idx_mutate(&is, &ot, &k, put_fn, &a, err) != 0)
+    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
+                          capacity_write_units(size), &th, err) != 0 ||
+        idx_mutate(&is, &ot, &k, put_fn, &a, err) != 0)
         goto out;
 
     out = json_object();
@@ -223,10 +250,15 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     idx_add_capacity(out, req, &ot, &is,
                      capacity_write_units(size > a.old_size ? size
                                                             : a.old_size));
+    if (idx_add_metrics(out, req, &ot, &is, &k, item, err) != 0)
+        goto out;
     *resp = out;
     out = NULL;
     rc = 0;
 out:
+    /* A failed condition still consumed (throttling.md 2). */
+    op_throttle_charge(ctx, &th, capacity_write_units(
+                                     size > a.old_size ? size : a.old_size));
     json_decref(out);
     json_decref(a.old);
     json_decref(item);
@@ -255,9 +287,13 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *proj = NULL;
     struct item_key k;
     json_t *key = NULL, *item = NULL, *out = NULL;
+    struct op_throttle th;
     bool consistent;
     size_t size = 0;
     int rc = -1;
+
+    op_throttle_init(&th);
+    consistent = json_is_true(json_object_get(req, "ConsistentRead"));
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "GetItem", err) != 0)
@@ -279,10 +315,12 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (item_key_build(&ot.ks, key, true, &k, err) != 0 ||
         op_check_key_scalars(req, "ProjectionExpression", &ot.ks, err) != 0)
         goto out;
-    if (stable_get(ot.t, &k, &item, err) != 0)
+    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_READ,
+                          capacity_read_units(0, consistent), &th,
+                          err) != 0 ||
+        stable_get(ot.t, &k, &item, err) != 0)
         goto out;
 
-    consistent = json_is_true(json_object_get(req, "ConsistentRead"));
     out = json_object();
     if (item != NULL) {
         size = item_size(item);
@@ -296,6 +334,7 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     out = NULL;
     rc = 0;
 out:
+    op_throttle_charge(ctx, &th, capacity_read_units(size, consistent));
     json_decref(out);
     json_decref(item);
     json_decref(key);
@@ -449,9 +488,12 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct item_key k;
     struct update_arg a = { 0 };
     struct idx_state is = { 0 };
+    struct op_throttle th;
     json_t *key = NULL, *out = NULL;
     size_t units_size;
     int rc = -1;
+
+    op_throttle_init(&th);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
@@ -484,6 +526,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.key = key;
     a.rv = rv_mode_of(req);
     if (idx_open(ctx, &ot, &is, err) != 0 ||
+        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(&is, &ot, &k, update_fn, &a, err) != 0)
         goto out;
 
@@ -494,10 +537,14 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     units_size = a.new_size > a.old_size ? a.new_size : a.old_size;
     idx_add_capacity(out, req, &ot, &is, capacity_write_units(units_size));
+    if (idx_add_metrics(out, req, &ot, &is, &k, key, err) != 0)
+        goto out;
     *resp = out;
     out = NULL;
     rc = 0;
 out:
+    op_throttle_charge(ctx, &th, capacity_write_units(
+        a.new_size > a.old_size ? a.new_size : a.old_size));
     json_decref(out);
     json_decref(a.attrs);
     json_decref(key);
@@ -558,8 +605,11 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct item_key k;
     struct delete_arg a = { 0 };
     struct idx_state is = { 0 };
+    struct op_throttle th;
     json_t *key = NULL, *out = NULL;
     int rc = -1;
+
+    op_throttle_init(&th);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "DeleteItem", err) != 0)
@@ -587,6 +637,7 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.cond = cond;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
     if (idx_open(ctx, &ot, &is, err) != 0 ||
+        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(&is, &ot, &k, delete_fn, &a, err) != 0)
         goto out;
 
@@ -594,10 +645,13 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (a.old != NULL)
         json_object_set(out, "Attributes", a.old);
     idx_add_capacity(out, req, &ot, &is, capacity_write_units(a.old_size));
+    if (idx_add_metrics(out, req, &ot, &is, &k, key, err) != 0)
+        goto out;
     *resp = out;
     out = NULL;
     rc = 0;
 out:
+    op_throttle_charge(ctx, &th, capacity_write_units(a.old_size));
     json_decref(out);
     json_decref(a.old);
     json_decref(key);

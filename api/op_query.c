@@ -730,12 +730,20 @@ page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err)
         if (r->filter != NULL && expr_eval(r->filter, item, &keep, err) != 0)
             goto out;
         if (keep) {
+            const char *sel = member_str(r->req, "Select");
+
+            json_t *out;
+
             pg->count++;
+            if (r->proj != NULL)
+                out = expr_project(r->proj, item);
+            else if (sel != NULL && strcmp(sel, "ALL_ATTRIBUTES") == 0)
+                out = json_incref(item);
+            else                    /* fetched only to filter */
+                out = index_project(r->idx, &r->ot.ks, item);
             if (pg->items != NULL)
-                json_array_append_new(pg->items,
-                                      r->proj != NULL
-                                          ? expr_project(r->proj, item)
-                                          : json_incref(item));
+                json_array_append(pg->items, out);
+            json_decref(out);
         }
         json_decref(item);
         item = NULL;

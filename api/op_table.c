@@ -17,6 +17,7 @@
 
 #include "api/api.h"
 #include "api/index.h"
+#include "api/op_common.h"
 #include "api/table_desc.h"
 
 /* Private members of a stored description (stripped before replying). */
@@ -200,6 +201,41 @@ int_member(const json_t *obj, const char *key)
 
 enum settle_result { SETTLE_SAME, SETTLE_CHANGED, SETTLE_GONE };
 
+/* Drop AttributeDefinitions no key uses any more (after a GSI is gone):
+ * DynamoDB describes only the key attributes of the table and its
+ * indexes. */
+static void
+prune_defs(json_t *desc)
+{
+    static const char *const lists[2] = { "GlobalSecondaryIndexes",
+                                          "LocalSecondaryIndexes" };
+    json_t *defs = json_object_get(desc, "AttributeDefinitions");
+    const json_t *ks, *el, *idx;
+    size_t i, j, k, l;
+    bool used;
+
+    for (i = 0; i < json_array_size(defs);) {
+        const json_t *n = json_object_get(json_array_get(defs, i),
+                                          "AttributeName");
+
+        used = false;
+        json_array_foreach(json_object_get(desc, "KeySchema"), j, el)
+            used |= json_equal(json_object_get(el, "AttributeName"),
+                               (json_t *)n);
+        for (k = 0; k < 2; k++)
+            json_array_foreach(json_object_get(desc, lists[k]), l, idx) {
+                ks = json_object_get(idx, "KeySchema");
+                json_array_foreach(ks, j, el)
+                    used |= json_equal(json_object_get(el, "AttributeName"),
+                                       (json_t *)n);
+            }
+        if (used)
+            i++;
+        else
+            json_array_remove(defs, i);
+    }
+}
+
 /* The end of a table transition also ends its GSIs' ones: CREATING and
  * UPDATING indexes become ACTIVE (backfill over), DELETING ones go. */
 static void
@@ -226,6 +262,7 @@ settle_indexes(json_t *desc)
     }
     if (gsis != NULL && json_array_size(gsis) == 0)
         json_object_del(desc, "GlobalSecondaryIndexes");
+    prune_defs(desc);
 }
 
 /*
@@ -320,6 +357,7 @@ open_settled(struct api_ctx *ctx, const char *name, bool have_lock,
         if (err != NULL)
             ddb_err_clear(err);
         index_drop_all(st, name);
+        op_throttle_drop(ctx, name);
         rc = 1;
         goto out;
     }
@@ -1557,12 +1595,498 @@ utc_day(const json_t *secs)
     return (long long)json_number_value(secs) / 86400;
 }
 
+/* ------------------------------------------------------------------------
+ * UpdateTable GlobalSecondaryIndexUpdates
+ * ---------------------------------------------------------------------- */
+
+/* The action object of one GlobalSecondaryIndexUpdate element and its
+ * kind ("Create", "Update", "Delete"), or NULL. */
+static const json_t *
+gsiu_action(const json_t *u, const char **kind)
+{
+    static const char *const kinds[3] = { "Create", "Update", "Delete" };
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        if (member_present(u, kinds[i])) {
+            *kind = kinds[i];
+            return json_object_get(u, kinds[i]);
+        }
+    }
+    return NULL;
+}
+
+/* Request-only checks of GlobalSecondaryIndexUpdates (dynalite
+ * validations/updateTable.js order). */
+static int
+check_gsi_updates_shape(const json_t *gsiu, struct ddb_err *err)
+{
+    const json_t *u, *a, *o;
+    const char *kind, *n, *n2;
+    size_t i, j, nact;
+
+    if (json_array_size(gsiu) == 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: List "
+                           "of GlobalSecondaryIndexUpdates is empty");
+    json_array_foreach(gsiu, i, u) {
+        nact = member_present(u, "Create") + member_present(u, "Update") +
+               member_present(u, "Delete");
+        if (nact == 0)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "One of GlobalSecondaryIndexUpdate.Update, "
+                               "GlobalSecondaryIndexUpdate.Create, "
+                               "GlobalSecondaryIndexUpdate.Delete must not "
+                               "be null");
+        if (nact > 1)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Only one global secondary index action is "
+                               "allowed per GlobalSecondaryIndexUpdate "
+                               "object");
+        a = gsiu_action(u, &kind);
+        n = desc_str(a, "IndexName");
+        for (j = 0; j < i; j++) {
+            o = gsiu_action(json_array_get(gsiu, j), &kind);
+            n2 = desc_str(o, "IndexName");
+            if (n != NULL && n2 != NULL && strcmp(n, n2) == 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Only one global secondary index "
+                                   "update per index is allowed "
+                                   "simultaneously. Index: %s", n);
+        }
+    }
+    return 0;
+}
+
+/* The GSI description called name in desc, and its position. */
+static json_t *
+find_gsi(json_t *desc, const char *name, size_t *pos)
+{
+    json_t *g;
+    size_t i;
+
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i, g)
+        if (str_is(json_object_get(g, "IndexName"), name)) {
+            *pos = i;
+            return g;
+        }
+    return NULL;
+}
+
+static bool
+is_lsi(const json_t *desc, const char *name)
+{
+    const json_t *l;
+    size_t i;
+
+    json_array_foreach(json_object_get(desc, "LocalSecondaryIndexes"), i, l)
+        if (str_is(json_object_get(l, "IndexName"), name))
+            return true;
+    return false;
+}
+
+/* A GSI Create: validate against the table, add the description (with
+ * any new AttributeDefinitions), create and backfill the hidden table. */
+static int
+gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
+           json_t *desc, const json_t *a, bool on_demand, bool delayed,
+           struct ddb_err *err)
+{
+    const char *iname = desc_str(a, "IndexName");
+    const char *table = desc_str(desc, "TableName");
+    json_t *defs = json_object_get(desc, "AttributeDefinitions");
+    const json_t *rdefs = json_object_get(req, "AttributeDefinitions");
+    const json_t *pt = json_object_get(a, "ProvisionedThroughput");
+    const json_t *el, *d2;
+    json_t *newdefs = NULL, *gd = NULL, *gsis;
+    struct index_set *s = NULL;
+    const struct index_def *d;
+    char hidden[1200];
+    unsigned nparts;
+    size_t i, j, pos;
+    bool have, created = false;
+    int rc = -1;
+
+    if (find_gsi(desc, iname, &pos) != NULL || is_lsi(desc, iname))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Attempting to create an index which already "
+                           "exists");
+    if (json_array_size(json_object_get(desc, "GlobalSecondaryIndexes")) >=
+        INDEX_GSI_MAX)
+        return ddb_err_set(err, DDB_LIMIT_EXCEEDED,
+                           "One or more parameter values were invalid: "
+                           "GlobalSecondaryIndex count exceeds the "
+                           "per-table limit of %d", INDEX_GSI_MAX);
+    if (json_is_null(pt))
+        pt = NULL;
+    if (!on_demand && pt == NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProvisionedThroughput must be specified for "
+                           "index: %s", iname);
+    if (on_demand && pt != NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProvisionedThroughput should not be specified "
+                           "for index: %s when BillingMode is "
+                           "PAY_PER_REQUEST", iname);
+    /* The table's definitions plus the request's new ones (a redefinition
+     * must agree). */
+    newdefs = json_deep_copy(defs);
+    json_array_foreach(rdefs, i, el) {
+        have = false;
+        json_array_foreach(newdefs, j, d2)
+            if (json_equal(json_object_get(d2, "AttributeName"),
+                           json_object_get(el, "AttributeName")))
+                have = true;
+        if (!have)
+            json_array_append_new(newdefs,
+                                  json_pack("{s:O, s:O}", "AttributeName",
+                                            json_object_get(el,
+                                                            "AttributeName"),
+                                            "AttributeType",
+                                            json_object_get(el,
+                                                            "AttributeType")));
+    }
+    if (!member_present(req, "AttributeDefinitions")) {
+        ddb_err_set(err, DDB_VALIDATION,
+                    "One or more parameter values were invalid: "
+                    "AttributeDefinitions is not specified for index: %s",
+                    iname);
+        goto out;
+    }
+    if (check_index_shape(a, newdefs, err) != 0 ||
+        check_projection(a, err) != 0)
+        goto out;
+    if (pt != NULL) {
+        long long r, w;
+
+        if (read_throughput(pt, &r, &w, err) != 0)
+            goto out;
+    }
+    /* Keep only definitions some key uses. */
+    {
+        json_t *used = json_array(), *kept = json_array();
+        const json_t *g;
+
+        add_used(used, json_object_get(desc, "KeySchema"));
+        json_array_foreach(json_object_get(desc, "LocalSecondaryIndexes"), i,
+                           g)
+            add_used(used, json_object_get(g, "KeySchema"));
+        json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"),
+                           i, g)
+            add_used(used, json_object_get(g, "KeySchema"));
+        add_used(used, json_object_get(a, "KeySchema"));
+        json_array_foreach(newdefs, i, el) {
+            const json_t *u;
+
+            json_array_foreach(used, j, u)
+                if (json_equal((json_t *)u,
+                               json_object_get(el, "AttributeName")))
+                    json_array_append(kept, (json_t *)el);
+        }
+        json_decref(used);
+        json_decref(newdefs);
+        newdefs = kept;
+    }
+
+    /* CREATING (and Backfilling) while the backfill runs, so queries
+     * never see a half-built index. */
+    gd = index_desc_new(ctx, table, a, true, on_demand, "CREATING", &nparts);
+    json_object_set_new(gd, "Backfilling", json_true());
+    index_table_name(table, iname, hidden, sizeof(hidden));
+    {
+        json_t *meta = json_pack("{s:s, s:s, s:s}", "TableName", hidden,
+                                 "_slIndexOf", table, "IndexName", iname);
+
+        rc = storage_table_create(ctx->srv->st, hidden, meta, nparts, err);
+        json_decref(meta);
+        if (rc != 0)
+            goto out;
+        rc = -1;
+        created = true;
+    }
+    /* Publish the index (CREATING) first, so every write from now on
+     * maintains it; then backfill synchronously. The backfill writes each
+     * row in a transaction that checks the item is unchanged. */
+    json_object_set(desc, "AttributeDefinitions", newdefs);
+    gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+    if (!json_is_array(gsis)) {
+        gsis = json_array();
+        json_object_set_new(desc, "GlobalSecondaryIndexes", gsis);
+    }
+    json_array_append(gsis, gd);
+    if (stable_set_desc(t, desc, err) != 0)
+        goto out;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        abort();
+    if (index_set_open(ctx->srv->st, desc, s, err) != 0)
+        goto out;
+    d = index_find(s, iname);
+    if (d == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "index %s did not open", iname);
+        goto out;
+    }
+    if (index_backfill(t, &s->base, d, err) != 0)
+        goto out;
+    if (!delayed) {
+        json_object_set_new(gd, "IndexStatus", json_string("ACTIVE"));
+        json_object_del(gd, "Backfilling");
+        json_object_set_new(json_object_get(gd, "WarmThroughput"), "Status",
+                            json_string("ACTIVE"));
+    }
+    rc = 0;
+out:
+    if (rc != 0 && created) {
+        struct ddb_err e;
+
+        ddb_err_init(&e);
+        storage_table_delete(ctx->srv->st, hidden, &e);
+        ddb_err_clear(&e);
+    }
+    if (s != NULL) {
+        index_set_close(s);
+        free(s);
+    }
+    json_decref(gd);
+    json_decref(newdefs);
+    return rc;
+}
+
+/* A GSI Delete: DELETING for the status delay (or gone at once); the
+ * hidden table is dropped now, so writes stop maintaining it. */
+static int
+gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
+           struct ddb_err *err)
+{
+    const char *iname = desc_str(a, "IndexName");
+    json_t *g, *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+    char hidden[1200];
+    struct ddb_err e;
+    size_t pos;
+
+    if (is_lsi(desc, iname))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Cannot delete an index that is not a "
+                           "GlobalSecondaryIndex: %s", iname);
+    g = find_gsi(desc, iname, &pos);
+    if (g == NULL)
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                           "Requested resource not found: Index: %s not "
+                           "found", iname);
+    index_table_name(desc_str(desc, "TableName"), iname, hidden,
+                     sizeof(hidden));
+    ddb_err_init(&e);
+    storage_table_delete(ctx->srv->st, hidden, &e);
+    ddb_err_clear(&e);
+    if (delayed) {
+        json_object_set_new(g, "IndexStatus", json_string("DELETING"));
+    } else {
+        json_array_remove(gsis, pos);
+        if (json_array_size(gsis) == 0)
+            json_object_del(desc, "GlobalSecondaryIndexes");
+        prune_defs(desc);
+    }
+    return 0;
+}
+
+/* A GSI Update: new ProvisionedThroughput (or OnDemandThroughput). */
+static int
+gsi_update(json_t *desc, const json_t *a, bool on_demand, uint64_t now,
+           struct ddb_err *err)
+{
+    const char *iname = desc_str(a, "IndexName");
+    const json_t *pt = json_object_get(a, "ProvisionedThroughput");
+    const json_t *odr = json_object_get(a, "OnDemandThroughput");
+    json_t *g, *gpt, *odt;
+    long long r, w, cr, cw;
+    size_t pos;
+
+    if (is_lsi(desc, iname))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Cannot update an index that is not a "
+                           "GlobalSecondaryIndex: %s", iname);
+    g = find_gsi(desc, iname, &pos);
+    if (g == NULL)
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                           "Requested resource not found: Index: %s not "
+                           "found", iname);
+    if (json_is_null(pt))
+        pt = NULL;
+    if (json_is_null(odr))
+        odr = NULL;
+    if (on_demand && pt != NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: The "
+                           "only Updates for index: %s when "
+                           "TableThroughputMode is PAY_PER_REQUEST can be "
+                           "to OnDemandThroughput, WarmThroughput", iname);
+    if (odr != NULL) {
+        if (!on_demand)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "MaxReadRequestUnits for OnDemandThroughput "
+                               "cannot be specified when the table "
+                               "BillingMode is PROVISIONED");
+        odt = read_on_demand(odr, err);
+        if (odt == NULL)
+            return -1;
+        json_object_set_new(g, "OnDemandThroughput", odt);
+        return 0;
+    }
+    if (pt == NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProvisionedThroughput must be specified for "
+                           "index: %s", iname);
+    if (read_throughput(pt, &r, &w, err) != 0)
+        return -1;
+    gpt = json_object_get(g, "ProvisionedThroughput");
+    cr = int_member(gpt, "ReadCapacityUnits");
+    cw = int_member(gpt, "WriteCapacityUnits");
+    if (cr == r && cw == w)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "The provisioned throughput for the index %s will "
+                           "not change. The requested value equals the "
+                           "current value. Current ReadCapacityUnits "
+                           "provisioned for the index: %lld. Requested "
+                           "ReadCapacityUnits: %lld. Current "
+                           "WriteCapacityUnits provisioned for the index: "
+                           "%lld. Requested WriteCapacityUnits: %lld. Refer "
+                           "to the Amazon DynamoDB Developer Guide for "
+                           "current limits and how to request higher "
+                           "limits.", iname, cr, r, cw, w);
+    if (r > cr || w > cw)
+        json_object_set_new(gpt, "LastIncreaseDateTime", epoch_json(now));
+    if (r < cr || w < cw) {
+        json_object_set_new(gpt, "LastDecreaseDateTime", epoch_json(now));
+        json_object_set_new(gpt, "NumberOfDecreasesToday",
+                            json_integer(int_member(
+                                gpt, "NumberOfDecreasesToday") + 1));
+    }
+    json_object_set_new(gpt, "ReadCapacityUnits", json_integer(r));
+    json_object_set_new(gpt, "WriteCapacityUnits", json_integer(w));
+    return 0;
+}
+
+/* Switching to PROVISIONED: each GSI must get ProvisionedThroughput from
+ * an Update in GlobalSecondaryIndexUpdates (dynalite actions/
+ * updateTable.js records the message). */
+static int
+check_gsis_get_throughput(const json_t *desc, const json_t *gsiu,
+                          struct ddb_err *err)
+{
+    char names[2048];
+    size_t i, j, len = 0;
+    const json_t *g, *u, *a;
+    const char *kind, *gn;
+    bool covered;
+
+    names[0] = '\0';
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       g) {
+        gn = desc_str(g, "IndexName");
+        covered = false;
+        json_array_foreach(gsiu, j, u) {
+            a = gsiu_action(u, &kind);
+            if (a != NULL && strcmp(kind, "Update") == 0 &&
+                str_is(json_object_get(a, "IndexName"), gn) &&
+                member_present(a, "ProvisionedThroughput"))
+                covered = true;
+        }
+        if (!covered && gn != NULL && len < sizeof(names))
+            len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                    len ? "," : "", gn);
+    }
+    if (len == 0)
+        return 0;
+    return ddb_err_set(err, DDB_VALIDATION,
+                       "One or more parameter values were invalid: "
+                       "ProvisionedThroughput must be specified for index: "
+                       "%s", names);
+}
+
+/* Switching to PAY_PER_REQUEST: GSIs show 0/0 throughput. */
+static void
+gsis_zero_throughput(json_t *desc)
+{
+    json_t *g, *gpt;
+    size_t i;
+
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       g) {
+        gpt = json_object_get(g, "ProvisionedThroughput");
+        if (!json_is_object(gpt))
+            continue;
+        json_object_set_new(gpt, "ReadCapacityUnits", json_integer(0));
+        json_object_set_new(gpt, "WriteCapacityUnits", json_integer(0));
+    }
+}
+
+/*
+ * Apply GlobalSecondaryIndexUpdates to desc (under ddl_lock). At most one
+ * Create or Delete per call, and none while another index is being
+ * created or deleted (LimitExceededException, as DynamoDB).
+ */
+static int
+apply_gsi_updates(struct api_ctx *ctx, const json_t *req, struct stable *t,
+                  json_t *desc, bool on_demand, bool table_pt, uint64_t now,
+                  struct ddb_err *err)
+{
+    const json_t *gsiu = json_object_get(req, "GlobalSecondaryIndexUpdates");
+    const json_t *u, *a, *g;
+    const char *kind, *st;
+    bool delayed = status_delay(ctx) != 0;
+    size_t i, ncd = 0;
+
+    json_array_foreach(gsiu, i, u) {
+        gsiu_action(u, &kind);
+        if (strcmp(kind, "Update") != 0)
+            ncd++;
+    }
+    if (ncd > 0 && table_pt)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: You "
+                           "cannot create or delete index while updating "
+                           "table IOPS");
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       g) {
+        st = desc_str(g, "IndexStatus");
+        if (ncd > 0 && st != NULL && (strcmp(st, "CREATING") == 0 ||
+                                      strcmp(st, "DELETING") == 0))
+            ncd = 99;
+    }
+    if (ncd > 1)
+        return ddb_err_set(err, DDB_LIMIT_EXCEEDED,
+                           "Subscriber limit exceeded: Only 1 online index "
+                           "can be created or deleted simultaneously per "
+                           "table");
+    json_array_foreach(gsiu, i, u) {
+        a = gsiu_action(u, &kind);
+        if (strcmp(kind, "Create") == 0) {
+            if (gsi_create(ctx, req, t, desc, a, on_demand, delayed,
+                           err) != 0)
+                return -1;
+        } else if (strcmp(kind, "Delete") == 0) {
+            if (gsi_delete(ctx, desc, a, delayed, err) != 0)
+                return -1;
+        } else if (gsi_update(desc, a, on_demand, now, err) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int
 api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                  struct ddb_err *err)
 {
     const char *param, *mode, *cur_mode, *cls, *eff_mode;
-    const json_t *pt, *odt_req, *dp, *sse, *cls_j;
+    const json_t *pt, *odt_req, *dp, *sse, *cls_j, *gsiu;
     json_t *desc = NULL, *tpt, *odt = NULL, *bms, *ssed, *now_j = NULL;
     struct stable *t = NULL;
     long long r = 0, w = 0, cr, cw, dec;
@@ -1592,8 +2116,11 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     cls = json_string_value(cls_j);
 
     /* Request-only checks, before the table is looked up. */
+    gsiu = json_object_get(req, "GlobalSecondaryIndexUpdates");
+    if (json_is_null(gsiu))
+        gsiu = NULL;
     if (pt == NULL && mode == NULL && sse == NULL && dp == NULL &&
-        cls == NULL && odt_req == NULL &&
+        cls == NULL && odt_req == NULL && gsiu == NULL &&
         json_object_get(req, "StreamSpecification") == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "At least one of ProvisionedThroughput, "
@@ -1606,6 +2133,8 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                            "ProvisionedThroughput must be specified when "
                            "BillingMode is PROVISIONED");
     if (pt != NULL && read_throughput(pt, &r, &w, err) != 0)
+        return -1;
+    if (gsiu != NULL && check_gsi_updates_shape(gsiu, err) != 0)
         return -1;
 
     if (!name_from_param(ctx, param, name, sizeof(name)))
@@ -1673,11 +2202,25 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     }
 
+    /* To provisioned: every GSI needs throughput too (an Update in the
+     * same request). */
+    if (strcmp(cur_mode, "PAY_PER_REQUEST") == 0 &&
+        strcmp(eff_mode, "PROVISIONED") == 0 &&
+        check_gsis_get_throughput(desc, gsiu, err) != 0)
+        goto out;
+    /* Index updates first: they can still fail. */
+    if (gsiu != NULL &&
+        apply_gsi_updates(ctx, req, t, desc,
+                          strcmp(eff_mode, "PAY_PER_REQUEST") == 0,
+                          pt != NULL, now, err) != 0)
+        goto out;
+
     /* Apply. */
     now_j = epoch_json(now);
     if (strcmp(eff_mode, "PAY_PER_REQUEST") == 0 &&
         strcmp(cur_mode, "PAY_PER_REQUEST") != 0) {
-        /* To on-demand: throughput shows 0/0 from now on. */
+        /* To on-demand: throughput shows 0/0 from now on (GSIs too). */
+        gsis_zero_throughput(desc);
         json_object_set_new(tpt, "ReadCapacityUnits", json_integer(0));
         json_object_set_new(tpt, "WriteCapacityUnits", json_integer(0));
         bms = json_object_get(desc, "BillingModeSummary");
@@ -1732,6 +2275,10 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     set_status(ctx, desc, "UPDATING", now);
     if (stable_set_desc(t, desc, err) != 0)
+        goto out;
+    /* Throttling: more partitions for more throughput (splits), new
+     * bucket rates (api/op_common.c). */
+    if (op_throttle_resize(ctx, t, desc, err) != 0)
         goto out;
     rc = 0;
 out:
@@ -1806,6 +2353,7 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         if (err != NULL)
             ddb_err_clear(err);
         index_drop_all(ctx->srv->st, name);
+        op_throttle_drop(ctx, name);
     } else {
         json_object_set_new(desc, PRIV_UNTIL,
                             json_integer((json_int_t)(now + delay)));

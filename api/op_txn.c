@@ -12,12 +12,20 @@
 #include "api/api.h"
 #include "api/capacity.h"
 #include "api/expr.h"
+#include "api/index.h"
 #include "api/item.h"
 #include "api/op_common.h"
 
 #define TXN_ITEMS_MAX    100
 #define TXN_SIZE_MAX     (4u * 1024 * 1024)     /* aggregate item bytes */
 #define TXN_TOKEN_TTL_MS (10u * 60 * 1000)      /* ClientRequestToken */
+#define TXN_RETRIES      100    /* optimistic rounds on indexed tables */
+
+/* Over 4 MB of items (the wording other emulators checked against
+ * DynamoDB use; not confirmed here). */
+#define MSG_TXN_TOO_LARGE "Collection size of items exceeded, which can " \
+    "also be caused by the aggregate size of the items in the transaction " \
+    "exceeding the 4MB limit"
 
 enum tkind { TK_CHECK, TK_PUT, TK_DELETE, TK_UPDATE, TK_GET };
 
@@ -33,6 +41,12 @@ struct titem {
     json_t *key;                    /* owned: the validated Key map */
     size_t size;                    /* Put: the item's size */
     size_t old_size, new_size;      /* out: sizes read and written */
+    /* tables with secondary indexes: the index rows are written in the
+     * same stable_txn(), planned from a snapshot that a guard re-checks */
+    struct index_set *set;          /* owned; NULL: no indexes */
+    struct index_plan *plan;        /* owned; this round's index writes */
+    json_t *snap;                   /* owned: the snapshot of the item */
+    bool stale;                     /* the guard found the item changed */
 };
 
 /* ------------------------------------------------------------------------
@@ -57,6 +71,15 @@ titem_fini(struct titem *ti)
     op_table_close(&ti->ot);
     json_decref(ti->item);
     json_decref(ti->key);
+    if (ti->plan != NULL) {
+        index_plan_fini(ti->plan);
+        free(ti->plan);
+    }
+    if (ti->set != NULL) {
+        index_set_close(ti->set);
+        free(ti->set);
+    }
+    json_decref(ti->snap);
 }
 
 static struct titem *
@@ -450,10 +473,28 @@ static int
 resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
               struct ddb_err *err)
 {
+    json_t *d;
+    int rc = 0;
+
     if (op_table_open(ctx, ti->op, &ti->ot, err) != 0)
         return -1;
+    d = stable_desc_ref(ti->ot.t);
+    if (ti->kind != TK_CHECK && d != NULL && index_desc_has(d)) {
+        ti->set = calloc(1, sizeof(*ti->set));
+        ti->plan = calloc(1, sizeof(*ti->plan));
+        if (ti->set == NULL || ti->plan == NULL)
+            abort();
+        rc = index_set_open(ctx->srv->st, d, ti->set, err);
+    }
+    json_decref(d);
+    if (rc != 0)
+        return -1;
     if (ti->kind == TK_PUT)
-        return item_key_build(&ti->ot.ks, ti->item, false, k, err);
+        return item_key_build(&ti->ot.ks, ti->item, false, k, err) != 0 ||
+                       (ti->set != NULL &&
+                        index_check_item(ti->set, ti->item, err) != 0)
+                   ? -1
+                   : 0;
     if (item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0)
         return -1;
     if (ti->kind == TK_UPDATE &&
@@ -464,6 +505,97 @@ resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Secondary indexes: snapshot, plan the index rows from what each action
+ * would write, then run everything in one stable_txn() whose base ops
+ * first check that the item is still the snapshot (else: another round).
+ * ---------------------------------------------------------------------- */
+
+static int
+guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+           bool *keep, struct ddb_err *err)
+{
+    struct titem *ti = arg;
+
+    if ((old == NULL) != (ti->snap == NULL) ||
+        (old != NULL && !json_equal((json_t *)old, ti->snap))) {
+        ti->stale = true;
+        return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
+                           "item changed: retry");
+    }
+    return txn_fn(arg, old, new_item, new_size, keep, err);
+}
+
+/* Snapshot every indexed item and plan its index writes. Items whose
+ * action fails on the snapshot get no plan: under the locks the action
+ * fails again (a cancellation reason), or the guard sees a change. */
+static int
+plan_indexes(struct titem *ti, const struct item_key *keys, size_t n,
+             struct ddb_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *nitem = NULL;
+        size_t nsize = 0;
+        bool keep = false;
+        struct ddb_err e;
+        int rc;
+
+        if (ti[i].set == NULL)
+            continue;
+        index_plan_fini(ti[i].plan);
+        json_decref(ti[i].snap);
+        ti[i].snap = NULL;
+        ti[i].stale = false;
+        if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
+            return -1;
+        ddb_err_init(&e);
+        rc = txn_fn(&ti[i], ti[i].snap, &nitem, &nsize, &keep, &e);
+        ddb_err_clear(&e);
+        if (rc == 0 && !keep &&
+            index_plan(ti[i].set, ti[i].snap, nitem, ti[i].plan, err) != 0) {
+            json_decref(nitem);
+            return -1;
+        }
+        json_decref(nitem);
+    }
+    return 0;
+}
+
+/* Index write units of item i, per index of its set, doubled. */
+static double
+index_units(const struct titem *ti)
+{
+    double u = 0;
+
+    for (size_t j = 0; ti->set != NULL && j < ti->set->n; j++)
+        u += 2 * ti->plan->units[j];
+    return u;
+}
+
+/* err = TransactionCanceledException carrying reasons (taken), one per
+ * action in request order. Returns -1. */
+static int
+canceled(json_t *reasons, struct ddb_err *err)
+{
+    char codes[2048];
+    size_t len = 0, i;
+    json_t *r;
+
+    codes[0] = '\0';
+    json_array_foreach(reasons, i, r) {
+        if (len < sizeof(codes))
+            len += (size_t)snprintf(
+                codes + len, sizeof(codes) - len, "%s%s", i ? ", " : "",
+                json_string_value(json_object_get(r, "Code")));
+    }
+    ddb_err_clear(err);
+    ddb_err_set(err, DDB_TRANSACTION_CANCELED, "Transaction cancelled, "
+                "please refer cancellation reasons for specific reasons "
+                "[%s]", codes);
+    ddb_err_extra_set_new(err, "CancellationReasons", reasons);
+    return -1;
+}
+
 /* One cancellation reason per op, and the exception. Returns -1 with err
  * set to TransactionCanceledException, or to the first failure as is when
  * it is not one a transaction reports per item (internal errors). */
@@ -471,10 +603,7 @@ static int
 cancel(struct stxn_op *ops, size_t n, struct ddb_err *err)
 {
     json_t *reasons = json_array();
-    char codes[2048];
-    size_t len = 0;
 
-    codes[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const struct ddb_err *e = &ops[i].err;
         const char *code = "None";
@@ -491,8 +620,8 @@ cancel(struct stxn_op *ops, size_t n, struct ddb_err *err)
                 code = "ThrottlingError";
             } else {
                 json_decref(reasons);
-                ddb_err_set(err, e->type, "%s", e->msg);
-                return -1;
+                ddb_err_clear(err);
+                return ddb_err_set(err, e->type, "%s", e->msg);
             }
         }
         r = json_pack("{s:s}", "Code", code);
@@ -502,16 +631,68 @@ cancel(struct stxn_op *ops, size_t n, struct ddb_err *err)
                 json_object_set(r, "Item", json_object_get(e->extra, "Item"));
         }
         json_array_append_new(reasons, r);
-        if (len < sizeof(codes))
-            len += (size_t)snprintf(codes + len, sizeof(codes) - len, "%s%s",
-                                    i ? ", " : "", code);
     }
-    ddb_err_clear(err);
-    ddb_err_set(err, DDB_TRANSACTION_CANCELED, "Transaction cancelled, "
-                "please refer cancellation reasons for specific reasons "
-                "[%s]", codes);
-    ddb_err_extra_set_new(err, "CancellationReasons", reasons);
-    return -1;
+    return canceled(reasons, err);
+}
+
+/* ------------------------------------------------------------------------
+ * Throttling (throttling.md 5): every action asks its partition first; a
+ * throttled one cancels the whole call before anything runs, its reason
+ * ProvisionedThroughputExceeded or ThrottlingError, the others None.
+ * ---------------------------------------------------------------------- */
+
+static enum throttle_op
+throttle_op_of(const struct titem *ti)
+{
+    return ti->kind == TK_CHECK || ti->kind == TK_GET ? THROTTLE_READ
+                                                      : THROTTLE_WRITE;
+}
+
+static int
+admit_all(struct api_ctx *ctx, const struct titem *ti,
+          const struct item_key *keys, size_t n, struct op_throttle *th,
+          struct ddb_err *err)
+{
+    enum throttle_cause *cause = calloc(n ? n : 1, sizeof(*cause));
+    json_t *reasons;
+    bool any = false;
+
+    if (cause == NULL)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        op_throttle_init(&th[i]);
+        cause[i] = op_throttle_try(ctx, ti[i].ot.t, &keys[i],
+                                   throttle_op_of(&ti[i]), 2.0, &th[i]);
+        any = any || cause[i] != THROTTLE_OK;
+    }
+    if (!any) {
+        free(cause);
+        return 0;
+    }
+    reasons = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *r;
+
+        op_throttle_charge(ctx, &th[i], 0);     /* nothing ran */
+        if (cause[i] == THROTTLE_OK || th[i].tt == NULL) {
+            json_array_append_new(reasons, json_pack("{s:s}", "Code",
+                                                     "None"));
+            continue;
+        }
+        {
+            struct ddb_err e;
+
+            ddb_err_init(&e);
+            throttle_err(th[i].tt, throttle_op_of(&ti[i]), cause[i], &e);
+            r = json_pack("{s:s, s:s}", "Code",
+                          throttle_txn_code(th[i].tt, cause[i]), "Message",
+                          e.msg);
+            ddb_err_clear(&e);
+        }
+        json_array_append_new(reasons, r);
+    }
+    free(cause);
+    return canceled(reasons, err);
 }
 
 /*
@@ -534,10 +715,11 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     struct stxn_op *ops = NULL;
     struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
     struct tcap *rcap = calloc(n ? n : 1, sizeof(*rcap));
+    struct op_throttle *th = NULL;
     json_t *out = NULL, *cc;
     char *canon = NULL;
     bool token_held = false, ok = false;
-    size_t nrc = 0;
+    size_t nrc = 0, nops = 0;
     int rc = -1, t;
 
     if (keys == NULL || cap == NULL || rcap == NULL)
@@ -567,8 +749,7 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     for (size_t i = 0; i < n; i++)
         total += ti[i].kind == TK_PUT ? ti[i].size : 0;
     if (total > TXN_SIZE_MAX) {
-        ddb_err_set(err, DDB_VALIDATION, "Transaction request cannot be "
-                    "larger than 4 MB");
+        ddb_err_set(err, DDB_VALIDATION, "%s", MSG_TXN_TOO_LARGE);
         goto out;
     }
 
@@ -588,22 +769,57 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         token_held = true;
     }
 
-    ops = calloc(n, sizeof(*ops));
+    th = calloc(n, sizeof(*th));
+    if (th == NULL)
+        abort();
+    if (admit_all(ctx, ti, keys, n, th, err) != 0)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        nops += ti[i].set != NULL ? INDEX_OPS_MAX : 1;
+    ops = calloc(nops, sizeof(*ops));
     if (ops == NULL)
         abort();
-    for (size_t i = 0; i < n; i++) {
-        ops[i].t = ti[i].ot.t;
-        ops[i].k = keys[i];
-        ops[i].fn = txn_fn;
-        ops[i].arg = &ti[i];
-    }
-    if (stable_txn(ops, n, err) != 0) {
-        bool any = false;
+    for (int round = 0;; round++) {
+        bool stale = false, any = false;
+        size_t m = n;
 
-        for (size_t i = 0; i < n; i++)
+        if (round >= TXN_RETRIES) {
+            ddb_err_set(err, DDB_TRANSACTION_CONFLICT, "Transaction is "
+                        "ongoing for the item");
+            goto out;
+        }
+        if (plan_indexes(ti, keys, n, err) != 0)
+            goto out;
+        for (size_t i = 0; i < n; i++) {
+            ops[i].t = ti[i].ot.t;
+            ops[i].k = keys[i];
+            ops[i].fn = ti[i].set != NULL ? guarded_fn : txn_fn;
+            ops[i].arg = &ti[i];
+            for (size_t j = 0; ti[i].set != NULL && j < ti[i].plan->nops;
+                 j++) {
+                ops[m] = ti[i].plan->ops[j];
+                ddb_err_init(&ops[m].err);
+                m++;
+            }
+        }
+        for (size_t i = 0; i < m; i++)
+            ddb_err_clear(&ops[i].err);
+        if (stable_txn(ops, m, err) == 0)
+            break;
+        for (size_t i = 0; i < n; i++) {
+            stale = stale || ti[i].stale;
             any = any || ops[i].rc != 0;
+        }
+        if (stale) {
+            for (size_t i = 0; i < m; i++)
+                ddb_err_clear(&ops[i].err);
+            ddb_err_clear(err);
+            continue;
+        }
         if (any)
             cancel(ops, n, err);
+        for (size_t i = n; i < m; i++)
+            ddb_err_clear(&ops[i].err);
         goto out;
     }
 
@@ -616,7 +832,7 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
                     2 * capacity_read_units(ti[i].old_size, true), 0);
         else
             cap_add(cap, &nc, ti[i].ot.name, 0,
-                    2 * capacity_write_units(big));
+                    2 * capacity_write_units(big) + index_units(&ti[i]));
         cap_add(rcap, &nrc, ti[i].ot.name,
                 2 * capacity_read_units(big, true), 0);
     }
@@ -641,8 +857,20 @@ out:
         }
         token_end(ctx, token, ok, reads);
     }
+    for (size_t i = 0; th != NULL && i < n; i++) {
+        size_t big = ti[i].new_size > ti[i].old_size ? ti[i].new_size
+                                                     : ti[i].old_size;
+
+        /* a cancelled action still consumes (throttling.md 2) */
+        op_throttle_charge(ctx, &th[i],
+                           ti[i].kind == TK_CHECK
+                               ? 2 * capacity_read_units(ti[i].old_size,
+                                                         true)
+                               : 2 * capacity_write_units(big));
+    }
+    free(th);
     if (ops != NULL)
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n && i < nops; i++)
             ddb_err_clear(&ops[i].err);
     free(ops);
     free(canon);
@@ -675,6 +903,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     const struct item_key **kp = calloc(n ? n : 1, sizeof(*kp));
     json_t **items = calloc(n ? n : 1, sizeof(*items));
     struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
+    struct op_throttle *th = NULL;
     json_t *out = NULL, *responses, *cc;
     int rc = -1;
 
@@ -715,6 +944,11 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     }
     if (check_duplicates(ti, keys, n, err) != 0)
         goto out;
+    th = calloc(n, sizeof(*th));
+    if (th == NULL)
+        abort();
+    if (admit_all(ctx, ti, keys, n, th, err) != 0)
+        goto out;
     if (stable_txn_get(tables, kp, n, items, err) != 0)
         goto out;
 
@@ -735,8 +969,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     }
     if (total > TXN_SIZE_MAX) {
         json_decref(responses);
-        ddb_err_set(err, DDB_VALIDATION, "Total size of the transaction "
-                    "response exceeded 4 MB");
+        ddb_err_set(err, DDB_VALIDATION, "%s", MSG_TXN_TOO_LARGE);
         goto out;
     }
     out = json_object();
@@ -748,6 +981,11 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     out = NULL;
     rc = 0;
 out:
+    for (size_t i = 0; th != NULL && i < n; i++)
+        op_throttle_charge(ctx, &th[i],
+                           2 * capacity_read_units(
+                                   items[i] ? item_size(items[i]) : 0, true));
+    free(th);
     for (size_t i = 0; i < n; i++)
         json_decref(items[i]);
     free(items);

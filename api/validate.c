@@ -102,6 +102,9 @@ static const char *const e_tableclass[] = { "STANDARD",
                                             "STANDARD_INFREQUENT_ACCESS",
                                             NULL };
 static const char *const e_ssetype[] = { "AES256", "KMS", NULL };
+static const char *const e_ci_action[] = { "ENABLE", "DISABLE", NULL };
+static const char *const e_ci_mode[] = { "ACCESSED_AND_THROTTLED_KEYS",
+                                         "THROTTLED_KEYS", NULL };
 
 /* ------------------------------------------------------------------------
  * Shared shapes
@@ -146,9 +149,17 @@ static const struct vfield pt_fields[] = {
                               .sub = pt_fields, \
                               .cls = "ProvisionedThroughput" }
 
+/* A key attribute's name (AttributeDefinition, KeySchemaElement): the
+ * service model's KeySchemaAttributeName, 1..255, which DynamoDB enforces
+ * for table and index keys alike (Alternator test_limits.py
+ * test_limit_attribute_length_key_bad). */
+#define KEY_ATTR_NAME { .name = "AttributeName", .type = T_STR, \
+                        .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, \
+                        .minlen = 1, .maxlen = 255 }
+
 /* AttributeDefinitions */
 static const struct vfield attrdef_fields[] = {
-    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    KEY_ATTR_NAME,
     { .name = "AttributeType", .type = T_STR, .flags = F_NOTNULL,
       .enums = e_attrtype },
     END
@@ -160,7 +171,7 @@ static const struct vfield attrdef_elem = {
 /* KeySchema: the table's checks KeyType against the enum; an index's
  * KeySchema does not (the handler does). */
 static const struct vfield kse_fields[] = {
-    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    KEY_ATTR_NAME,
     { .name = "KeyType", .type = T_STR, .flags = F_NOTNULL,
       .enums = e_keytype },
     END
@@ -169,7 +180,7 @@ static const struct vfield kse_elem = {
     .name = "member", .type = T_STRUCT, .sub = kse_fields,
     .cls = "KeySchemaElement" };
 static const struct vfield ikse_fields[] = {
-    { .name = "AttributeName", .type = T_STR, .flags = F_NOTNULL },
+    KEY_ATTR_NAME,
     { .name = "KeyType", .type = T_STR, .flags = F_NOTNULL },
     END
 };
@@ -301,7 +312,7 @@ static const struct vfield avu_elem = {
 /* GlobalSecondaryIndexUpdates */
 static const struct vfield gsiu_update_fields[] = {
     INDEXNAME(F_NOTNULL),
-    PROV_THROUGHPUT(F_NOTNULL),
+    PROV_THROUGHPUT(0),                 /* optional: on-demand tables */
     ON_DEMAND,
     WARM,
     END
@@ -309,7 +320,7 @@ static const struct vfield gsiu_update_fields[] = {
 static const struct vfield gsiu_create_fields[] = {
     PROJECTION,
     INDEXNAME(F_NOTNULL),
-    PROV_THROUGHPUT(F_NOTNULL),
+    PROV_THROUGHPUT(0),                 /* optional: on-demand tables */
     KEYSCHEMA(ikse_elem),
     ON_DEMAND,
     WARM,
@@ -644,6 +655,30 @@ static const struct vfield op_transact_get_items[] = {
     END
 };
 
+/* Describe/Update/ListContributorInsights (op_insights.c). */
+static const struct vfield op_describe_ci[] = {
+    TABLENAME,
+    INDEXNAME(0),
+    END
+};
+static const struct vfield op_update_ci[] = {
+    TABLENAME,
+    INDEXNAME(0),
+    { .name = "ContributorInsightsAction", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_ci_action },
+    ENUM("ContributorInsightsMode", e_ci_mode),
+    END
+};
+static const struct vfield op_list_ci[] = {
+    { .name = "TableName", .type = T_STR,
+      .flags = F_TABLENAME | F_MINLEN | F_MAXLEN, .minlen = 1,
+      .maxlen = 1024 },
+    STRING("NextToken"),
+    { .name = "MaxResults", .type = T_INT, .flags = F_MAXVAL,
+      .maxval = 100 },
+    END
+};
+
 static const struct {
     const char *op;
     const struct vfield *fields;
@@ -653,14 +688,17 @@ static const struct {
     { "CreateTable", op_create_table },
     { "DeleteItem", op_delete_item },
     { "DeleteTable", op_table_only },
+    { "DescribeContributorInsights", op_describe_ci },
     { "DescribeTable", op_table_only },
     { "GetItem", op_get_item },
+    { "ListContributorInsights", op_list_ci },
     { "ListTables", op_list_tables },
     { "PutItem", op_put_item },
     { "Query", op_query },
     { "Scan", op_scan },
     { "TransactGetItems", op_transact_get_items },
     { "TransactWriteItems", op_transact_write_items },
+    { "UpdateContributorInsights", op_update_ci },
     { "UpdateItem", op_update_item },
     { "UpdateTable", op_update_table },
 };

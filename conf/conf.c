@@ -17,7 +17,8 @@
 #include "config.h"
 #include "conf/conf.h"
 
-enum conf_kind { K_UINT, K_STR, K_BOOL, K_LOGLEVEL, K_ACCOUNT, K_CONFIG };
+enum conf_kind { K_UINT, K_STR, K_BOOL, K_LOGLEVEL, K_ACCOUNT, K_CONFIG,
+                 K_THROTTLE, K_SIZE };
 
 struct conf_key {
     const char *name;                   /* "data-dir": --data-dir, data-dir = */
@@ -29,6 +30,8 @@ struct conf_key {
 };
 
 #define F(field) offsetof(struct conf, field), sizeof(((struct conf *)0)->field)
+/* A throttle knob: the key's name is passed to throttle_limits_set(). */
+#define T F(throttle), 0, 0
 
 static const struct conf_key conf_keys[] = {
     { "port", K_UINT, F(port), 0, 65535,
@@ -53,6 +56,37 @@ static const struct conf_key conf_keys[] = {
       "how long CREATING/UPDATING/DELETING last; 0 = ACTIVE at once" },
     { "port-file", K_STR, F(port_file), 0, 0,
       "write the bound port to this file once listening" },
+    { "throttle", K_THROTTLE, T,
+      "on|off: off meters capacity but never rejects (default on)" },
+    { "throttle-scale", K_THROTTLE, T,
+      "multiply every partition/on-demand limit (0.01: 10 WCU partitions)" },
+    { "partition-rcu", K_THROTTLE, T,
+      "per-partition read ceiling, units/s (default 3000)" },
+    { "partition-wcu", K_THROTTLE, T,
+      "per-partition write ceiling, units/s (default 1000)" },
+    { "burst-seconds", K_THROTTLE, T,
+      "seconds of unused share a partition banks (default 300)" },
+    { "burst-start-full", K_THROTTLE, T,
+      "on|off: a new partition starts with a full burst bank (default on)" },
+    { "adaptive-capacity", K_THROTTLE, T,
+      "on|off: hot partitions borrow the table's unused rate (default on)" },
+    { "ondemand-initial-rru", K_THROTTLE, T,
+      "a new on-demand table's instant read capacity (default 12000)" },
+    { "ondemand-initial-wru", K_THROTTLE, T,
+      "a new on-demand table's instant write capacity (default 4000)" },
+    { "ondemand-peak-multiplier", K_THROTTLE, T,
+      "on-demand instant capacity = this x previous peak (default 2)" },
+    { "ondemand-peak-window-seconds", K_THROTTLE, T,
+      "how long a new on-demand peak takes to count (default 1800)" },
+    { "ondemand-table-max-rru", K_THROTTLE, T,
+      "on-demand per-table read quota, units/s (default 40000)" },
+    { "ondemand-table-max-wru", K_THROTTLE, T,
+      "on-demand per-table write quota, units/s (default 40000)" },
+    { "virtual-clock", K_BOOL, F(virtual_clock), 0, 0,
+      "time advances only through POST /shardlocal/clock (tests)" },
+    { "split-size", K_SIZE, F(split_size), 0, 0,
+      "a partition holding more bytes splits in two; suffixes KB, MB, GB "
+      "(default 10GB)" },
 };
 
 #define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -76,6 +110,9 @@ conf_defaults(struct conf *c)
     strcpy(c->default_region, "us-east-1");
     c->status_delay_ms = 0;
     c->port_file[0] = '\0';
+    throttle_limits_default(&c->throttle);
+    c->virtual_clock = false;
+    c->split_size = (uint64_t)10 << 30;
 }
 
 static const struct conf_key *
@@ -108,6 +145,38 @@ parse_bool(const char *v, bool *out)
         }
     }
     return false;
+}
+
+/* A byte count with an optional suffix (B, KB, MB, GB, TB; 1 KB = 1024
+ * bytes, case-insensitive): "10GB", "64KB", "4096". At least 1. */
+static int
+parse_size(const char *v, uint64_t *out)
+{
+    static const struct { const char *sfx; unsigned shift; } units[] = {
+        { "", 0 }, { "b", 0 }, { "k", 10 }, { "kb", 10 }, { "m", 20 },
+        { "mb", 20 }, { "g", 30 }, { "gb", 30 }, { "t", 40 }, { "tb", 40 },
+    };
+    unsigned long long n;
+    char *end;
+    size_t i;
+
+    if (!isdigit((unsigned char)v[0]))
+        return -1;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (errno != 0 || n == 0)
+        return -1;
+    while (isspace((unsigned char)*end))
+        end++;
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcasecmp(end, units[i].sfx) != 0)
+            continue;
+        if (n > (UINT64_MAX >> units[i].shift))
+            return -1;
+        *out = (uint64_t)n << units[i].shift;
+        return 0;
+    }
+    return -1;
 }
 
 /*
@@ -154,6 +223,10 @@ set_value(struct conf *c, const struct conf_key *k, const char *v)
                 return -1;
         memcpy(base, v, len + 1);
         return 0;
+    case K_THROTTLE:
+        return throttle_limits_set(&c->throttle, k->name, v) == 0 ? 0 : -1;
+    case K_SIZE:
+        return parse_size(v, (uint64_t *)(void *)base);
     case K_CONFIG:
         break;
     }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/throttle.h"
+
 enum conf_log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 struct conf {
@@ -20,6 +22,12 @@ struct conf {
     char default_region[32];        /* when a request has no credential scope */
     unsigned status_delay_ms;       /* CREATING/UPDATING/DELETING duration */
     char port_file[4096];           /* if set, write the bound port here */
+    struct throttle_limits throttle; /* every throttling knob (throttle,
+                                       throttle-scale, partition-wcu, ...;
+                                       see throttle_limits_set) */
+    bool virtual_clock;             /* time moves only via /shardlocal/clock */
+    uint64_t split_size;            /* bytes: a bigger partition splits
+                                       (default 10 GB) */
 };
 
 /* Defaults into c. */

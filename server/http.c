@@ -332,7 +332,7 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
     ctx.srv = h->srv;
     ctx.region = region;
     ctx.access_key = akid;
-    ctx.now_ms = now_ms();
+    ctx.now_ms = api_now_ms(h->srv);
     if (op->handler(&ctx, req, &resp, &err) != 0) {
         if (err.type == DDB_OK)
             ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
@@ -352,6 +352,56 @@ out:
     ddb_err_clear(&err);
 }
 
+/*
+ * An admin call answered by fn (api.h: api_admin_clock, api_admin_faults):
+ * the body, if any, is a JSON object; the reply is JSON, or a
+ * ValidationException (400).
+ */
+static void
+route_admin_call(struct http_req *rq, struct reply *r, bool post,
+                 int (*fn)(struct api_server *, bool, const json_t *,
+                           json_t **, struct ddb_err *),
+                 struct http_server *h)
+{
+    struct ddb_err err;
+    json_t *req = NULL, *resp = NULL;
+    json_error_t jerr;
+
+    ddb_err_init(&err);
+    if (rq->len > 0) {
+        req = json_loadb(rq->body, rq->len, 0, &jerr);
+        if (req == NULL) {
+            reply_error_type(r, DDB_SERIALIZATION, NULL);
+            return;
+        }
+    }
+    if (fn(h->srv, post, req, &resp, &err) != 0)
+        reply_error(r, &err);
+    else
+        reply_json(r, 200, resp);
+    json_decref(resp);
+    json_decref(req);
+    ddb_err_clear(&err);
+}
+
+/* GET/POST /shardlocal/clock: the virtual clock (throttling tests). */
+static void
+route_clock(struct http_server *h, struct MHD_Connection *conn,
+            struct http_req *rq, struct reply *r)
+{
+    (void)conn;
+    route_admin_call(rq, r, rq->len > 0, api_admin_clock, h);
+}
+
+/* GET/POST /shardlocal/faults: fault-injection rules. */
+static void
+route_faults(struct http_server *h, struct MHD_Connection *conn,
+             struct http_req *rq, struct reply *r)
+{
+    (void)conn;
+    route_admin_call(rq, r, rq->len > 0, api_admin_faults, h);
+}
+
 static const struct route {
     const char *method;
     const char *path;
@@ -360,6 +410,10 @@ static const struct route {
 } routes[] = {
     { "POST", "/", false, route_api },
     { "GET",  "/", false, route_health },
+    { "GET",  "/shardlocal/clock", false, route_clock },
+    { "POST", "/shardlocal/clock", false, route_clock },
+    { "GET",  "/shardlocal/faults", false, route_faults },
+    { "POST", "/shardlocal/faults", false, route_faults },
     /* Later: { "GET", "/metrics", false, route_metrics },
      *        { "POST", "/shardlocal/", true, route_admin }, */
 };

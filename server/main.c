@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/api.h"
+#include "api/throttle.h"
 #include "conf/conf.h"
 #include "server/http.h"
 
@@ -41,6 +43,7 @@ main(int argc, char **argv)
     struct storage *st = NULL;
     struct http_server *h = NULL;
     struct api_server srv;
+    struct timespec ts;
     sigset_t set;
     int rc, sig = 0;
 
@@ -68,20 +71,26 @@ main(int argc, char **argv)
         ddb_err_clear(&err);
         return 1;
     }
+    memset(&srv, 0, sizeof(srv));
     srv.st = st;
     srv.conf = &c;
+    srv.throttle = throttle_registry_new(&c.throttle);
+    srv.faults = api_faults_new();
+    /* The virtual clock starts at the wall clock (sane CreationDateTime),
+     * then moves only through POST /shardlocal/clock. */
+    srv.virtual_clock = c.virtual_clock;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    atomic_init(&srv.vclock_ms, (uint64_t)ts.tv_sec * 1000u +
+                                    (uint64_t)ts.tv_nsec / 1000000u);
     h = http_start(&srv, &c);
-    if (h == NULL) {
-        storage_close(st);
-        return 1;
-    }
+    if (h == NULL)
+        goto fail;
     if (c.port_file[0] != '\0' &&
         write_port_file(c.port_file, http_port(h)) != 0) {
         fprintf(stderr, "shardlocal: cannot write port file '%s': %s\n",
                 c.port_file, strerror(errno));
         http_stop(h);
-        storage_close(st);
-        return 1;
+        goto fail;
     }
     if (c.log_level >= LOG_INFO)
         fprintf(stderr, "shardlocal: listening on http://%s:%u (%s, %u "
@@ -94,6 +103,13 @@ main(int argc, char **argv)
         fprintf(stderr, "shardlocal: %s, shutting down\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(h);
+    throttle_registry_free(srv.throttle);
+    api_faults_free(srv.faults);
     storage_close(st);
     return 0;
+fail:
+    throttle_registry_free(srv.throttle);
+    api_faults_free(srv.faults);
+    storage_close(st);
+    return 1;
 }

@@ -127,7 +127,7 @@ if command -v timeout >/dev/null 2>&1; then
     LIMIT="timeout ${E2E_SUITE_TIMEOUT:-300}"
 fi
 PY_MODULES="test_tables test_items test_types test_query test_capacity \
-test_legacy test_errors test_resource test_concurrency"
+test_legacy test_errors test_resource test_concurrency test_indexes"
 
 run_py() {   # label python modules...
     label=$1; py=$2; shift 2

@@ -355,6 +355,108 @@ class BatchWriteTest(BatchCase):
                          "com.amazonaws.dynamodb.v20120810.PutRequest")
 
 
+class BatchWriteIndexTest(BatchCase):
+    """Batch writes keep a global secondary index in step."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.ti = cls.make_table(
+            "bi", hash_key=("pk", "S"),
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "status", "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[{
+                "IndexName": "by_status",
+                "KeySchema": [{"AttributeName": "status",
+                               "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"}}])
+
+    def by_status(self, status):
+        r = self.c.query(TableName=self.ti, IndexName="by_status",
+                         KeyConditionExpression="#s = :s",
+                         ExpressionAttributeNames={"#s": "status"},
+                         ExpressionAttributeValues={":s": S(status)})
+        return sorted(i["pk"]["S"] for i in r["Items"])
+
+    @dynalite_differs("reports no index capacity for batch writes")
+    def test_puts_and_deletes_reach_the_index(self):
+        r = self.c.batch_write_item(RequestItems={self.ti: [
+            {"PutRequest": {"Item": {"pk": S("i%d" % i),
+                                     "status": S("PENDING")}}}
+            for i in range(5)] + [
+            {"PutRequest": {"Item": {"pk": S("nostatus")}}}]},
+            ReturnConsumedCapacity="INDEXES")
+        self.assertEqual(r["UnprocessedItems"], {})
+        cc = r["ConsumedCapacity"]
+        self.assertEqual(len(cc), 1)
+        self.assertEqual(cc[0]["Table"], {"CapacityUnits": 6.0})
+        self.assertEqual(cc[0]["GlobalSecondaryIndexes"],
+                         {"by_status": {"CapacityUnits": 5.0}})
+        self.assertEqual(cc[0]["CapacityUnits"], 11.0)
+        self.assertEqual(self.by_status("PENDING"),
+                         ["i0", "i1", "i2", "i3", "i4"])
+        self.c.batch_write_item(RequestItems={self.ti: [
+            {"DeleteRequest": {"Key": {"pk": S("i0")}}},
+            {"PutRequest": {"Item": {"pk": S("i1"), "status": S("DONE")}}}]})
+        self.assertEqual(self.by_status("PENDING"), ["i2", "i3", "i4"])
+        self.assertEqual(self.by_status("DONE"), ["i1"])
+
+    def test_index_key_type_is_checked(self):
+        self.assertValidation(
+            self.c.batch_write_item,
+            "One or more parameter values were invalid: Type mismatch for "
+            "Index Key status Expected: S Actual: N IndexName: by_status",
+            RequestItems={self.ti: [
+                {"PutRequest": {"Item": {"pk": S("ok")}}},
+                {"PutRequest": {"Item": {"pk": S("bad"),
+                                         "status": N("1")}}}]})
+        self.assertIsNone(self.get(self.ti, {"pk": S("ok")}))
+
+
+class BatchWriteCollectionTest(BatchCase):
+    """ReturnItemCollectionMetrics: tables with a local secondary index."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tl = cls.make_table(
+            "bl", hash_key=("pk", "S"), range_key=("sk", "N"),
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "N"},
+                {"AttributeName": "at", "AttributeType": "S"}],
+            LocalSecondaryIndexes=[{
+                "IndexName": "by_at",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                              {"AttributeName": "at", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "ALL"}}])
+
+    @dynalite_differs("never returns ItemCollectionMetrics from batches")
+    def test_item_collection_metrics(self):
+        r = self.c.batch_write_item(RequestItems={
+            self.tl: [{"PutRequest": {"Item": {"pk": S("c1"), "sk": N("1"),
+                                               "at": S("x")}}},
+                      {"PutRequest": {"Item": {"pk": S("c2"), "sk": N("1")}}},
+                      {"DeleteRequest": {"Key": {"pk": S("c3"),
+                                                 "sk": N("9")}}}],
+            self.t: [{"PutRequest": {"Item": {"pk": S("no-lsi")}}}]},
+            ReturnItemCollectionMetrics="SIZE")
+        self.assertEqual(r["UnprocessedItems"], {})
+        self.assertEqual(r["ItemCollectionMetrics"], {self.tl: [
+            {"ItemCollectionKey": {"pk": S(pk)},
+             "SizeEstimateRangeGB": [0.0, 1.0]}
+            for pk in ("c1", "c2", "c3")]})
+        r = self.c.batch_write_item(RequestItems={self.tl: [
+            {"PutRequest": {"Item": {"pk": S("c4"), "sk": N("1")}}}]},
+            ReturnItemCollectionMetrics="NONE")
+        self.assertNotIn("ItemCollectionMetrics", r)
+        r = self.c.query(TableName=self.tl, IndexName="by_at",
+                         KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": S("c1")})
+        self.assertEqual(r["Count"], 1)
+
+
 # ---------------------------------------------------------------------------
 # BatchGetItem
 # ---------------------------------------------------------------------------

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* check_index.c - secondary index rows (api/index.c): the composite sort
+ * key's order, sparse and mistyped index keys, projections, the per-index
+ * write plan and its units, and the ConsumedCapacity maps. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/index.h"
+
+/* Table pk (S) / sk (S); index "gi" on g (S) / n (N). */
+static struct index_set set;
+
+static void
+setup(void)
+{
+    struct index_def *d = &set.idx[0];
+
+    memset(&set, 0, sizeof(set));
+    strcpy(set.base.hash_name, "pk");
+    set.base.hash_type = 'S';
+    strcpy(set.base.range_name, "sk");
+    set.base.range_type = 'S';
+    set.n = 1;
+    d->name = "gi";
+    d->global = true;
+    d->readable = true;
+    strcpy(d->ks.hash_name, "g");
+    d->ks.hash_type = 'S';
+    strcpy(d->ks.range_name, "n");
+    d->ks.range_type = 'N';
+    d->proj = INDEX_PROJ_ALL;
+}
+
+static json_t *
+item(const char *pk, const char *sk, const char *g, const char *n)
+{
+    json_t *it = json_pack("{s:{s:s}, s:{s:s}}", "pk", "S", pk, "sk", "S",
+                           sk);
+
+    if (g != NULL)
+        json_object_set_new(it, "g", json_pack("{s:s}", "S", g));
+    if (n != NULL)
+        json_object_set_new(it, "n", json_pack("{s:s}", "N", n));
+    return it;
+}
+
+static int
+key_cmp(const struct item_key *a, const struct item_key *b)
+{
+    size_t m = a->sk_len < b->sk_len ? a->sk_len : b->sk_len;
+    int c = memcmp(a->sk, b->sk, m);
+
+    if (c != 0)
+        return c;
+    return a->sk_len < b->sk_len ? -1 : a->sk_len > b->sk_len;
+}
+
+START_TEST(test_index_order_by_index_key_then_table_key)
+{
+    /* Sorted as DynamoDB orders them: n first, ties by table key. */
+    static const char *const rows[][3] = {
+        { "b", "1", "-5" }, { "a", "2", "0" }, { "a", "3", "0" },
+        { "b", "0", "0" }, { "a", "0", "2" }, { "a", "0", "10" },
+    };
+    struct item_key k[6];
+    struct ddb_err err;
+    size_t i;
+
+    ddb_err_init(&err);
+    for (i = 0; i < 6; i++) {
+        json_t *it = item(rows[i][0], rows[i][1], "G", rows[i][2]);
+
+        ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, it, &k[i],
+                                       &err), 1);
+        json_decref(it);
+    }
+    for (i = 1; i < 6; i++) {
+        ck_assert_int_lt(key_cmp(&k[i - 1], &k[i]), 0);
+        ck_assert_mem_eq(k[i].hash, k[0].hash, 16);    /* same index pk */
+    }
+}
+END_TEST
+
+START_TEST(test_index_bounds)
+{
+    /* LE 0 sorts after every n = 0 row and before n = 2; GT 0 likewise. */
+    uint8_t v[NUM_KEY_MAX], b[KEY_BYTES_MAX];
+    struct item_key k0, k2;
+    struct ddb_err err;
+    json_t *a = item("zz", "zz", "G", "0"), *c = item("a", "a", "G", "2");
+    size_t n, bl;
+    char canon[NUM_TEXT_MAX];
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, a, &k0, &err), 1);
+    ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, c, &k2, &err), 1);
+    ck_assert_int_eq(num_canonical("0", canon, &err), 0);
+    n = num_sortkey(canon, v);
+    bl = index_sk_bound(v, n, 0x01, b);
+    ck_assert_int_gt(memcmp(b, k0.sk, bl < k0.sk_len ? bl : k0.sk_len), 0);
+    ck_assert_int_lt(memcmp(b, k2.sk, bl < k2.sk_len ? bl : k2.sk_len), 0);
+    bl = index_sk_bound(v, n, 0x00, b);
+    ck_assert_int_le(memcmp(b, k0.sk, bl), 0);     /* EQ prefix */
+    ck_assert_mem_eq(b, k0.sk, bl);
+    json_decref(a);
+    json_decref(c);
+}
+END_TEST
+
+START_TEST(test_index_sparse_and_mistyped)
+{
+    struct item_key k;
+    struct ddb_err err;
+    json_t *no_g = item("a", "b", NULL, "1");
+    json_t *bad = item("a", "b", "G", NULL);
+    json_t *empty = item("a", "b", "", "1");
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, no_g, &k, &err),
+                     0);
+    json_object_set_new(bad, "n", json_pack("{s:s}", "S", "x"));
+    ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, bad, &k, &err),
+                     -1);
+    ck_assert_str_eq(err.msg, "One or more parameter values were invalid: "
+                     "Type mismatch for Index Key n Expected: N Actual: S "
+                     "IndexName: gi");
+    ddb_err_clear(&err);
+    ck_assert_int_eq(index_row_key(&set.idx[0], &set.base, empty, &k, &err),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "IndexName: gi, IndexKey: g"));
+    ddb_err_clear(&err);
+    json_decref(no_g);
+    json_decref(bad);
+    json_decref(empty);
+}
+END_TEST
+
+START_TEST(test_index_projection)
+{
+    json_t *it = item("a", "b", "G", "1"), *p;
+    json_t *nka = json_pack("[s]", "x");
+
+    json_object_set_new(it, "x", json_pack("{s:s}", "S", "1"));
+    json_object_set_new(it, "y", json_pack("{s:s}", "S", "2"));
+    set.idx[0].proj = INDEX_PROJ_KEYS_ONLY;
+    p = index_project(&set.idx[0], &set.base, it);
+    ck_assert_int_eq(json_object_size(p), 4);
+    ck_assert_ptr_null(json_object_get(p, "x"));
+    json_decref(p);
+    set.idx[0].proj = INDEX_PROJ_INCLUDE;
+    set.idx[0].nonkey = nka;
+    p = index_project(&set.idx[0], &set.base, it);
+    ck_assert_int_eq(json_object_size(p), 5);
+    ck_assert_ptr_nonnull(json_object_get(p, "x"));
+    json_decref(p);
+    json_decref(nka);
+    json_decref(it);
+}
+END_TEST
+
+START_TEST(test_index_plan_units)
+{
+    struct index_plan *p = calloc(1, sizeof(*p));
+    struct ddb_err err;
+    json_t *a = item("a", "b", "G", "1"), *a2 = item("a", "b", "H", "1");
+    json_t *sparse = item("a", "b", NULL, NULL), *a3;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(index_plan(&set, NULL, a, p, &err), 0);   /* new */
+    ck_assert_uint_eq(p->nops, 1);
+    ck_assert(p->units[0] == 1.0);
+    index_plan_fini(p);
+    ck_assert_int_eq(index_plan(&set, a, a2, p, &err), 0);     /* moved */
+    ck_assert_uint_eq(p->nops, 2);
+    ck_assert_ptr_null(p->args[0].row);                       /* delete */
+    ck_assert(p->units[0] == 2.0);
+    index_plan_fini(p);
+    ck_assert_int_eq(index_plan(&set, a, sparse, p, &err), 0); /* removed */
+    ck_assert_uint_eq(p->nops, 1);
+    ck_assert(p->units[0] == 1.0);
+    index_plan_fini(p);
+    ck_assert_int_eq(index_plan(&set, sparse, sparse, p, &err), 0);
+    ck_assert_uint_eq(p->nops, 0);
+    ck_assert(p->units[0] == 0.0);
+    /* KEYS_ONLY: a non-key change leaves the row alone. */
+    set.idx[0].proj = INDEX_PROJ_KEYS_ONLY;
+    a3 = json_deep_copy(a);
+    json_object_set_new(a3, "z", json_pack("{s:s}", "S", "z"));
+    ck_assert_int_eq(index_plan(&set, a, a3, p, &err), 0);
+    ck_assert_uint_eq(p->nops, 0);
+    ck_assert(p->units[0] == 0.0);
+    index_plan_fini(p);
+    json_decref(a);
+    json_decref(a2);
+    json_decref(a3);
+    json_decref(sparse);
+    free(p);
+}
+END_TEST
+
+START_TEST(test_index_capacity_json)
+{
+    double units[INDEX_MAX] = { 2.0 };
+    json_t *mode = json_string("INDEXES"), *total = json_string("TOTAL");
+    json_t *cc;
+
+    cc = index_capacity_json(mode, "T", 1.0, &set, units);
+    ck_assert(json_real_value(json_object_get(cc, "CapacityUnits")) == 3.0);
+    ck_assert(json_real_value(json_object_get(
+                  json_object_get(json_object_get(cc,
+                                                  "GlobalSecondaryIndexes"),
+                                  "gi"), "CapacityUnits")) == 2.0);
+    ck_assert_ptr_null(json_object_get(cc, "LocalSecondaryIndexes"));
+    json_decref(cc);
+    cc = index_capacity_json(total, "T", 1.0, &set, units);
+    ck_assert_int_eq(json_object_size(cc), 2);
+    json_decref(cc);
+    units[0] = 0.0;
+    cc = index_capacity_json(mode, "T", 1.0, &set, units);
+    ck_assert_ptr_null(json_object_get(cc, "GlobalSecondaryIndexes"));
+    json_decref(cc);
+    ck_assert_ptr_null(index_capacity_json(NULL, "T", 1.0, &set, units));
+    json_decref(mode);
+    json_decref(total);
+}
+END_TEST
+
+START_TEST(test_index_hidden_names)
+{
+    char buf[64];
+
+    index_table_name("Orders", "byStatus", buf, sizeof(buf));
+    ck_assert_str_eq(buf, "Orders/index/byStatus");
+    ck_assert(index_is_hidden_name(buf));
+    ck_assert(!index_is_hidden_name("Orders"));
+}
+END_TEST
+
+static Suite *
+index_suite(void)
+{
+    Suite *s = suite_create("index");
+    TCase *tc = tcase_create("rows");
+
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_index_order_by_index_key_then_table_key);
+    tcase_add_test(tc, test_index_bounds);
+    tcase_add_test(tc, test_index_sparse_and_mistyped);
+    tcase_add_test(tc, test_index_projection);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("writes");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_index_plan_units);
+    tcase_add_test(tc, test_index_capacity_json);
+    tcase_add_test(tc, test_index_hidden_names);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(index_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
