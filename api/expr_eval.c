@@ -17,6 +17,11 @@
                      "incorrect data type"
 #define MSG_BAD_PATH "The document path provided in the update expression " \
                      "is invalid for update"
+/* The same mismatch reached through the legacy AttributeUpdates (ADD or
+ * DELETE onto an attribute of another type); the message is listed among
+ * TransactionCanceledException's reasons in the API reference and was
+ * recorded by dynalite's tests against DynamoDB. */
+#define MSG_LEGACY_TYPE "Type mismatch for attribute to update"
 
 /* ------------------------------------------------------------------------
  * Shared helpers
@@ -828,6 +833,47 @@ apply_delete(json_t *container, const struct path_elem *el,
     return 0;
 }
 
+/* Whether ref is a placeholder legacy.c synthesises ("#l0", ":l3"). */
+static bool
+is_legacy_ref(const char *ref, char lead)
+{
+    const char *s;
+
+    if (ref == NULL || ref[0] != lead || ref[1] != 'l' || ref[2] == '\0')
+        return false;
+    for (s = ref + 2; *s != '\0'; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* An ADD or DELETE written by legacy_attribute_updates(): its path and
+ * its value are both synthetic placeholders. */
+static bool
+is_legacy_action(const struct upd_action *a)
+{
+    const struct expr_node *v = a->value;
+
+    if (a->path->path.n != 1 || !is_legacy_ref(a->path->path.el[0].ref, '#')
+        || v == NULL)
+        return false;
+    /* ADD of a list: SET #l0 = list_append(if_not_exists(#l0, :l1), :l2) */
+    if (a->kind == UPD_SET && v->type == NODE_FUNC &&
+        v->op == F_LIST_APPEND && v->nargs == 2)
+        v = v->args[1];
+    return v->type == NODE_VALUE && is_legacy_ref(v->ref, ':');
+}
+
+/* A type mismatch of a legacy ADD/DELETE gets the legacy message. */
+static int
+type_mismatch(const struct upd_action *a, struct ddb_err *err)
+{
+    if (err->type == DDB_VALIDATION && strcmp(err->msg, MSG_BAD_TYPE) == 0 &&
+        is_legacy_action(a))
+        ddb_err_set(err, DDB_VALIDATION, MSG_LEGACY_TYPE);
+    return -1;
+}
+
 /* A SET past the end of a list: appended after the other actions, in
  * index order ("SET a[84] = :x, a[17] = :y" appends y then x). */
 struct pending {
@@ -868,8 +914,10 @@ expr_update_apply(const struct expr *e, const json_t *old,
         abort();
     for (i = 0; i < e->nacts; i++)
         if (e->acts[i].kind == UPD_SET &&
-            eval_set_value(e->acts[i].value, old, &vals[i], err) != 0)
+            eval_set_value(e->acts[i].value, old, &vals[i], err) != 0) {
+            type_mismatch(&e->acts[i], err);
             goto out;
+        }
     item = old != NULL ? json_deep_copy(old) : json_object();
     for (i = 0; i < e->nacts; i++) {
         const struct upd_action *a = &e->acts[i];
@@ -899,12 +947,16 @@ expr_update_apply(const struct expr *e, const json_t *old,
             slot_remove(container, last);
             break;
         case UPD_ADD:
-            if (apply_add(container, last, a->value->value, err) != 0)
+            if (apply_add(container, last, a->value->value, err) != 0) {
+                type_mismatch(a, err);
                 goto out;
+            }
             break;
         case UPD_DELETE:
-            if (apply_delete(container, last, a->value->value, err) != 0)
+            if (apply_delete(container, last, a->value->value, err) != 0) {
+                type_mismatch(a, err);
                 goto out;
+            }
             break;
         }
     }

@@ -859,8 +859,14 @@ admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
 
     th->admitted = false;
     th->t = t;
-    th->pk = pk;
-    th->pk_len = pk_len;
+    th->pk = NULL;
+    th->pk_len = 0;
+    if (pk != NULL && pk_len <= sizeof(th->pkbuf)) {
+        if (pk != th->pkbuf)
+            memcpy(th->pkbuf, pk, pk_len);
+        th->pk = th->pkbuf;
+        th->pk_len = pk_len;
+    }
     th->tt = op_throttle_table(ctx, t);
     *injected = false;
     if (th->tt == NULL)
@@ -909,6 +915,22 @@ op_throttle_admit(struct api_ctx *ctx, struct stable *t,
     memcpy(th->hash, k->hash, sizeof(th->hash));
     return op_throttle_admit_part(ctx, t, stable_part_of(t, k->hash), k->pk,
                                   k->pk_len, op, need, th, err);
+}
+
+int
+op_throttle_admit_hash(struct api_ctx *ctx, struct stable *t,
+                       const uint8_t hash[16], const uint8_t *pk,
+                       size_t pk_len, enum throttle_op op, double need,
+                       struct op_throttle *th, struct ddb_err *err)
+{
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return 0;
+    }
+    memcpy(th->hash, hash, sizeof(th->hash));
+    return op_throttle_admit_part(ctx, t, stable_part_of(t, hash), pk,
+                                  pk_len, op, need, th, err);
 }
 
 enum throttle_cause

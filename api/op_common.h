@@ -158,9 +158,10 @@ struct op_throttle {
     struct stable *t;               /* borrowed: the admitted table */
     struct throttle_ticket tk;
     bool admitted;                  /* charge pending */
-    const uint8_t *pk;              /* borrowed: the key's bytes (or NULL) */
+    const uint8_t *pk;              /* the key's bytes (pkbuf) or NULL */
     size_t pk_len;
     uint8_t hash[16];               /* the key's hash (size splits) */
+    uint8_t pkbuf[KEY_BYTES_MAX];   /* copy of the key's bytes */
 };
 
 void op_throttle_init(struct op_throttle *th);
@@ -170,7 +171,7 @@ void op_throttle_init(struct op_throttle *th);
 struct throttle_table *op_throttle_table(struct api_ctx *ctx,
                                          struct stable *t);
 /*
- * May a request on key k (borrowed until the charge) of table t run? need
+ * May a request on key k of table t run? need
  * is the least it can cost (<= 0: 1). Applies fault-injection rules first.
  * Returns 0 (th admitted: call op_throttle_charge later), or -1 with err
  * set to DynamoDB's throttling exception; the request must then change
@@ -185,6 +186,12 @@ int op_throttle_admit(struct api_ctx *ctx, struct stable *t,
 int op_throttle_admit_part(struct api_ctx *ctx, struct stable *t,
                            unsigned part, const uint8_t *pk, size_t pk_len,
                            enum throttle_op op, double need,
+                           struct op_throttle *th, struct ddb_err *err);
+/* Query/Scan: admit on the partition owning hash (the queried key's, or
+ * where a Scan page starts); pk (copied, may be NULL) feeds the hot keys. */
+int op_throttle_admit_hash(struct api_ctx *ctx, struct stable *t,
+                           const uint8_t hash[16], const uint8_t *pk,
+                           size_t pk_len, enum throttle_op op, double need,
                            struct op_throttle *th, struct ddb_err *err);
 /* Without raising an error: the cause (THROTTLE_OK when admitted), for
  * batch and transaction items; on a rejection th->tt is set (for

@@ -46,6 +46,8 @@ struct read_req {
     bool fetch;                     /* LSI: read the items from the table */
     uint8_t start_isk[KEY_BYTES_MAX]; /* start key's index sort key */
     size_t start_isk_len;
+    struct api_ctx *ctx;            /* borrowed: for throttling */
+    struct op_throttle th;          /* the page's admission (op_common.c) */
 };
 
 /* State of the page being read (the row callback's argument). */
@@ -1057,6 +1059,24 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
         rc = 0;                     /* one item per key: nothing after it */
         goto out;
     }
+    /* Throttling: the page asks the key's partition first (table reads;
+     * index reads are not throttled yet). */
+    if (r->idx == NULL) {
+        struct item_key *hk = malloc(sizeof(*hk));
+
+        if (hk == NULL) {
+            ddb_err_set(err, DDB_INTERNAL, "out of memory");
+            goto out;
+        }
+        key_set(hk, pk, (size_t)pk_len, NULL, 0);
+        rc = op_throttle_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
+                                    (size_t)pk_len, THROTTLE_READ,
+                                    r->consistent ? 1 : 0.5, &r->th, err);
+        free(hk);
+        if (rc != 0)
+            goto out;
+        rc = -1;
+    }
     rc = stable_query(r->src, pk, (size_t)pk_len,
                       kc.op == KC_NONE ? NULL : &range, r->forward,
                       r->esk != NULL ? r->start.sk : NULL,
@@ -1081,6 +1101,7 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
 
     memset(&pg, 0, sizeof(pg));
     read_req_init(r, OP_QUERY, req);
+    r->ctx = ctx;
     if (query_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
         check_index(ctx, r, err) != 0)
@@ -1106,6 +1127,8 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
     *resp = page_reply(r, &pg);
     rc = 0;
 out:
+    op_throttle_charge(ctx, &r->th, capacity_read_units(pg.bytes,
+                                                        r->consistent));
     page_fini(&pg);
     read_req_fini(r);
     return rc;
@@ -1228,6 +1251,7 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
 
     memset(&pg, 0, sizeof(pg));
     read_req_init(r, OP_SCAN, req);
+    r->ctx = ctx;
     if (scan_validate(r, err) != 0 ||
         op_table_open(ctx, req, &r->ot, err) != 0 ||
         check_index(ctx, r, err) != 0)
@@ -1245,6 +1269,22 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
         ddb_err_set(err, DDB_INTERNAL, "out of memory");
         goto out;
     }
+    /* Throttling: the page asks the partition it starts in (table reads;
+     * index reads are not throttled yet) and pays all it read there. */
+    if (r->idx == NULL) {
+        uint8_t h[16] = { 0 };
+        int i;
+
+        if (r->esk != NULL)
+            memcpy(h, r->start.hash, sizeof(h));
+        else
+            for (i = 0; i < 8; i++)
+                h[i] = (uint8_t)(r->lo >> (56 - 8 * i));
+        if (op_throttle_admit_hash(ctx, r->ot.t, h, NULL, 0, THROTTLE_READ,
+                                   r->consistent ? 1 : 0.5, &r->th,
+                                   err) != 0)
+            goto out;
+    }
     rc = stable_scan(r->src, r->lo, r->hi,
                      r->esk != NULL ? &r->start : NULL, page_row, &pg, err);
     if (rc > 0)
@@ -1257,6 +1297,8 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     *resp = page_reply(r, &pg);
 out:
+    op_throttle_charge(ctx, &r->th, capacity_read_units(pg.bytes,
+                                                        r->consistent));
     page_fini(&pg);
     read_req_fini(r);
     return rc;

@@ -22,6 +22,7 @@
 #include <microhttpd.h>
 #include <zlib.h>
 
+#include "api/admin.h"
 #include "api/error.h"
 #include "api/validate.h"
 #include "server/http.h"
@@ -45,6 +46,7 @@ struct http_req {
     size_t len, cap;
     bool too_large;                     /* body over HTTP_BODY_MAX */
     bool answered;                      /* a response was already queued */
+    const char *url;                    /* borrowed from MHD while routing */
 };
 
 /* A reply being built: the body is malloc'd and handed to MHD. */
@@ -402,6 +404,46 @@ route_faults(struct http_server *h, struct MHD_Connection *conn,
     route_admin_call(rq, r, rq->len > 0, api_admin_faults, h);
 }
 
+/* Query-string lookup for admin_get(). */
+static const char *
+admin_arg(void *cls, const char *name)
+{
+    return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static void
+reply_admin(struct reply *r, struct admin_reply *ar)
+{
+    r->status = ar->status;
+    r->body = ar->body;                 /* taken */
+    r->len = ar->len;
+    r->content_type = ar->content_type;
+}
+
+/* GET /shardlocal[/...]: the admin API and the live view (api/admin.c). */
+static void
+route_admin(struct http_server *h, struct MHD_Connection *conn,
+            struct http_req *rq, struct reply *r)
+{
+    struct admin_reply ar;
+
+    admin_get(h->srv, rq->url != NULL ? rq->url : "", admin_arg, conn, &ar);
+    reply_admin(r, &ar);
+}
+
+/* GET /metrics: Prometheus text with CloudWatch's metric names. */
+static void
+route_metrics(struct http_server *h, struct MHD_Connection *conn,
+              struct http_req *rq, struct reply *r)
+{
+    struct admin_reply ar;
+
+    (void)conn;
+    (void)rq;
+    admin_metrics(h->srv, &ar);
+    reply_admin(r, &ar);
+}
+
 static const struct route {
     const char *method;
     const char *path;
@@ -414,8 +456,9 @@ static const struct route {
     { "POST", "/shardlocal/clock", false, route_clock },
     { "GET",  "/shardlocal/faults", false, route_faults },
     { "POST", "/shardlocal/faults", false, route_faults },
-    /* Later: { "GET", "/metrics", false, route_metrics },
-     *        { "POST", "/shardlocal/", true, route_admin }, */
+    { "GET",  "/metrics", false, route_metrics },
+    { "GET",  "/shardlocal", false, route_admin },
+    { "GET",  "/shardlocal/", true, route_admin },  /* after the exact ones */
 };
 
 /* Pick the route for method and url; NULL means 404. */
@@ -518,6 +561,7 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
         return send_reply(conn, &r);
     }
     rt = route(method, url);
+    rq->url = url;
     if (rt == NULL)
         reply_error_type(&r, DDB_HTTP_NOT_FOUND, NULL);
     else

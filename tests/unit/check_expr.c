@@ -497,6 +497,41 @@ START_TEST(test_expr_env_errors)
     ck_assert_msg(strncmp(err.msg, "ExpressionAttributeValues contains "
                           "invalid value: ", 50) == 0, "%s", err.msg);
     ck_assert_msg(strstr(err.msg, " for key :a") != NULL, "%s", err.msg);
+    /* an empty attribute name (DynamoDB: "... Empty attribute name for
+     * key #DE"), after every key passed */
+    ck_assert_int_eq(env("{'#a':'x','#b':''}", NULL), -1);
+    ASSERT_ERR("ExpressionAttributeNames contains invalid value: Empty "
+               "attribute name for key #b");
+    ck_assert_int_eq(env("{'#b':'','c':'x'}", NULL), -1);
+    ASSERT_ERR("ExpressionAttributeNames contains invalid key: Syntax "
+               "error; key: \"c\"");
+    /* placeholders are at most 255 bytes, the # or : included */
+    {
+        char names[600], values[600], key[300];
+
+        memset(key, 'k', sizeof(key));
+        key[255] = '\0';
+        key[0] = '#';
+        snprintf(names, sizeof(names), "{'%s':'x'}", key);
+        ck_assert_int_eq(env(names, NULL), 0);
+        key[0] = ':';
+        snprintf(values, sizeof(values), "{'%s':{'S':'x'}}", key);
+        ck_assert_int_eq(env(NULL, values), 0);
+        key[255] = 'k';
+        key[256] = '\0';
+        key[0] = '#';
+        snprintf(names, sizeof(names), "{'%s':'x'}", key);
+        ck_assert_int_eq(env(names, NULL), -1);
+        ASSERT_ERR("ExpressionAttributeNames contains invalid key: The "
+                   "expression attribute map contains a key that is too "
+                   "long");
+        key[0] = ':';
+        snprintf(values, sizeof(values), "{'%s':{'S':'x'}}", key);
+        ck_assert_int_eq(env(NULL, values), -1);
+        ASSERT_ERR("ExpressionAttributeValues contains invalid key: The "
+                   "expression attribute map contains a key that is too "
+                   "long");
+    }
     /* numbers are canonicalised in place */
     ck_assert_int_eq(env(NULL, "{':a':{'N':'1E+2'}}"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(

@@ -850,6 +850,75 @@ START_TEST(test_legacy_update_apply)
 }
 END_TEST
 
+/* AttributeUpdates ADD/DELETE onto an attribute of another type: the
+ * legacy message, not the UpdateExpression one (which a written
+ * expression still gets). */
+static const struct {
+    const char *updates, *old, *want;
+} upd_mismatch_cases[] = {
+    { "{'n': {'Action': 'ADD', 'Value': {'SS': ['a']}}}", "{'n': {'N': '1'}}",
+      "Type mismatch for attribute to update" },
+    { "{'s': {'Action': 'ADD', 'Value': {'N': '1'}}}", "{'s': {'S': 'x'}}",
+      "Type mismatch for attribute to update" },
+    { "{'s': {'Action': 'DELETE', 'Value': {'NS': ['1']}}}",
+      "{'s': {'SS': ['x']}}", "Type mismatch for attribute to update" },
+    { "{'n': {'Action': 'ADD', 'Value': {'L': [{'N': '1'}]}}}",
+      "{'n': {'N': '1'}}", "Type mismatch for attribute to update" },
+    { "{'a': {'Value': {'S': 'x'}}, 'n': {'Action': 'ADD',"
+      " 'Value': {'NS': ['2']}}}", "{'n': {'SS': ['1']}}",
+      "Type mismatch for attribute to update" },
+};
+
+START_TEST(test_legacy_update_type_mismatch)
+{
+    json_t *in = js(upd_mismatch_cases[_i].updates);
+    json_t *old = js(upd_mismatch_cases[_i].old);
+    json_t *got = NULL;
+    struct legacy_expr le;
+    struct expr_env *env = NULL;
+    struct expr *e;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(legacy_attribute_updates(in, &le, &err), 0);
+    ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
+    e = expr_parse(env, EXPR_UPDATE, le.text, &err);
+    ck_assert_msg(e != NULL, "%s: %s", le.text, err.msg);
+    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(err.type, DDB_VALIDATION);
+    ck_assert_str_eq(err.msg, upd_mismatch_cases[_i].want);
+    expr_free(e);
+    expr_env_free(env);
+    legacy_expr_fini(&le);
+    json_decref(old);
+    json_decref(in);
+}
+END_TEST
+
+/* The same mismatch in a written UpdateExpression keeps its own message. */
+START_TEST(test_legacy_update_expr_mismatch_unchanged)
+{
+    json_t *vals = js("{':v': {'SS': ['a']}}"), *old = js("{'n': {'N': '1'}}");
+    json_t *got = NULL;
+    struct expr_env *env = NULL;
+    struct expr *e;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(expr_env_new(NULL, vals, &env, &err), 0);
+    e = expr_parse(env, EXPR_UPDATE, "ADD n :v", &err);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_str_eq(err.msg, "An operand in the update expression has an "
+                     "incorrect data type");
+    expr_free(e);
+    expr_env_free(env);
+    json_decref(old);
+    json_decref(vals);
+}
+END_TEST
+
 /* Key attributes cannot be updated (the handler's expr_update_check()). */
 START_TEST(test_legacy_update_key)
 {
@@ -942,6 +1011,9 @@ legacy_suite(void)
     tc = tcase_create("semantics");
     tcase_add_loop_test(tc, test_legacy_eval, 0, N(eval_cases));
     tcase_add_loop_test(tc, test_legacy_update_apply, 0, N(upd_cases));
+    tcase_add_loop_test(tc, test_legacy_update_type_mismatch, 0,
+                        N(upd_mismatch_cases));
+    tcase_add_test(tc, test_legacy_update_expr_mismatch_unchanged);
     tcase_add_test(tc, test_legacy_update_key);
     tcase_add_test(tc, test_legacy_keycond_schema);
     suite_add_tcase(s, tc);

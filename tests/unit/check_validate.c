@@ -119,6 +119,38 @@ static const struct vcase vcases[] = {
     { "GetItem", "{\"ExpressionAttributeNames\":[]}", DDB_SERIALIZATION,
       "Unrecognized collection type java.util.Map<java.lang.String, "
       "java.lang.String>" },
+    /* Key attribute names: KeySchemaAttributeName, 1..255 (Alternator
+     * test_limits.py test_limit_attribute_length_key_bad). */
+    { "CreateTable", "{\"TableName\":\"tbl\",\"AttributeDefinitions\":[{"
+                     "\"AttributeName\":\"\",\"AttributeType\":\"S\"}],"
+                     "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                     "\"HASH\"}],\"BillingMode\":\"PAY_PER_REQUEST\"}",
+      DDB_VALIDATION,
+      "1 validation error detected: Value '' at "
+      "'attributeDefinitions.1.member.attributeName' failed to satisfy "
+      "constraint: Member must have length greater than or equal to 1" },
+    { "CreateTable", "{\"TableName\":\"tbl\",\"AttributeDefinitions\":[{"
+                     "\"AttributeName\":\"k\",\"AttributeType\":\"S\"}],"
+                     "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                     "\"HASH\"},{\"AttributeName\":\""
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkk\",\"KeyType\":\"RANGE\"}],"
+                     "\"BillingMode\":\"PAY_PER_REQUEST\"}",
+      DDB_VALIDATION, NULL },
+    { "CreateTable", "{\"TableName\":\"tbl\",\"AttributeDefinitions\":[{"
+                     "\"AttributeName\":\"k\",\"AttributeType\":\"S\"}],"
+                     "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                     "\"HASH\"},{\"AttributeName\":\""
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+                     "kkkkkkkkkkkkkkk\",\"KeyType\":\"RANGE\"}],"
+                     "\"BillingMode\":\"PAY_PER_REQUEST\"}",
+      DDB_OK, NULL },
     /* Types are checked before constraints. */
     { "Query", "{\"Select\":\"BAD\",\"Limit\":true}", DDB_SERIALIZATION,
       "TRUE_VALUE cannot be converted to Integer" },
@@ -211,7 +243,7 @@ START_TEST(test_api_lookup)
         ck_assert_str_eq(op->name, names[i]);
     }
     ck_assert_ptr_null(api_lookup("getitem"));
-    ck_assert_ptr_null(api_lookup("BatchGetItem"));
+    ck_assert_ptr_null(api_lookup("NoSuchOperation"));
     ck_assert_ptr_null(api_lookup(""));
 }
 END_TEST
