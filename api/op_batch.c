@@ -113,19 +113,20 @@ struct batch_progress {
  * this read or write now? A refusal returns false with p->refusal set to
  * the exception (throttle_batch_err: ProvisionedThroughputExceeded or
  * ThrottlingException, with its ThrottlingReasons) that the whole call
- * fails with if no request at all is admitted. An admitted request pays
- * through batch_charge once its units are known.
+ * fails with if no request at all is admitted. need is the least the
+ * request can cost. An admitted request pays through batch_charge once its
+ * units are known (0 when it did not run).
  */
 static bool
 batch_admit(struct op_table *ot, const struct item_key *k, bool write,
-            struct batch_progress *p)
+            double need, struct batch_progress *p)
 {
     enum throttle_op op = write ? THROTTLE_WRITE : THROTTLE_READ;
     enum throttle_cause c;
 
     if (p->ctx == NULL)
         return true;
-    c = op_throttle_try(p->ctx, ot->t, k, op, 0, &p->th);
+    c = op_throttle_try(p->ctx, ot->t, k, op, need, &p->th);
     if (c == THROTTLE_OK)
         return true;
     ddb_err_clear(&p->refusal);
@@ -330,19 +331,24 @@ bg_table_read(struct bg_table *bt, size_t *used, bool *full, json_t *items,
         json_t *item = NULL;
         size_t size = 0;
 
-        if (!*full && !batch_admit(&bt->ot, &bt->k[i], false, p)) {
+        if (!*full &&
+            !batch_admit(&bt->ot, &bt->k[i], false,
+                         capacity_read_units(0, bt->consistent), p)) {
             p->refused++;
             bg_unprocessed_add(bt, i, unprocessed, &entry);
             continue;
         }
-        if (!*full && stable_get(bt->ot.t, &bt->k[i], &item, err) != 0)
+        if (!*full && stable_get(bt->ot.t, &bt->k[i], &item, err) != 0) {
+            batch_charge(p, 0);
             return -1;
+        }
         if (item != NULL) {
             size = item_size(item);
             if (size > BATCH_GET_RESPONSE_MAX - *used)
                 *full = true;
         }
         if (*full) {
+            batch_charge(p, 0);         /* read, but not returned */
             json_decref(item);
             bg_unprocessed_add(bt, i, unprocessed, &entry);
             continue;
@@ -693,7 +699,9 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
         struct bw_request *r = &bt->reqs[i];
         struct bw_arg a = { .r = r };
 
-        if (!batch_admit(&bt->ot, &r->k, true, p)) {
+        if (!batch_admit(&bt->ot, &r->k, true,
+                         r->is_put ? capacity_write_units(r->size) : 1.0,
+                         p)) {
             p->refused++;
             if (list == NULL) {
                 list = json_array();
@@ -708,11 +716,14 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
             size_t j;
 
             if (index_mutate(&bt->set, bt->ot.t, &r->k, bw_fn, &a, u,
-                             err) != 0)
+                             err) != 0) {
+                batch_charge(p, 0);
                 return -1;
+            }
             for (j = 0; j < bt->set.n && j < INDEX_MAX; j++)
                 bt->idx_units[j] += u[j];
         } else if (stable_mutate(bt->ot.t, &r->k, bw_fn, &a, err) != 0) {
+            batch_charge(p, 0);
             return -1;
         }
         p->done++;

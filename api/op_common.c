@@ -1075,6 +1075,21 @@ op_throttle_resize(struct api_ctx *ctx, struct stable *t, const json_t *desc,
 }
 
 void
+op_throttle_created(struct api_ctx *ctx, const char *table)
+{
+    struct stable *t;
+
+    if (ctx->srv->throttle == NULL)
+        return;
+    throttle_registry_drop(ctx->srv->throttle, table, NULL);
+    t = storage_table_get(ctx->srv->st, table);
+    if (t == NULL)
+        return;
+    op_throttle_table(ctx, t);
+    stable_release(t);
+}
+
+void
 op_throttle_drop(struct api_ctx *ctx, const char *table)
 {
     if (ctx->srv->throttle != NULL)

@@ -232,6 +232,9 @@ void op_throttle_update(struct api_ctx *ctx, struct stable *t,
  */
 int op_throttle_resize(struct api_ctx *ctx, struct stable *t,
                        const json_t *desc, struct ddb_err *err);
+/* CreateTable: start the new table's throttle state now (a stale one of
+ * the same name is dropped first), so its banks fill from creation. */
+void op_throttle_created(struct api_ctx *ctx, const char *table);
 /* DeleteTable: forget the table's throttle state and fault rules. */
 void op_throttle_drop(struct api_ctx *ctx, const char *table);
 

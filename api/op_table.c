@@ -1469,6 +1469,8 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                         "Table already exists: %s", name);
         goto out;
     }
+    /* Throttling state from now on: burst banks fill from creation. */
+    op_throttle_created(ctx, name);
     pthread_mutex_unlock(&ddl_lock);
     locked = false;
 

@@ -13,7 +13,7 @@ builddir=${top_builddir:-$srcdir}
 srcdir=$(cd "$srcdir" && pwd)
 builddir=$(cd "$builddir" && pwd)
 E2E=$srcdir/tests/e2e
-SUITES=${E2E_SUITES:-"py py-old cli js"}  # + throttle once enforcement is wired
+SUITES=${E2E_SUITES:-"py py-old cli js throttle"}
 
 # Dummy credentials: the clients sign, the local server does not check.
 AWS_ACCESS_KEY_ID=AKIDEXAMPLE

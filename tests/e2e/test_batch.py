@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 # test_batch.py - BatchGetItem and BatchWriteItem through the boto3 client
 # and resource (batch_writer, batch_get_item): several tables, projections,
-# ConsumedCapacity lists, the 16 MB response limit with UnprocessedKeys
-# sent straight back, and DynamoDB's validation messages.
+# ConsumedCapacity lists, secondary indexes, throttled items and the 16 MB
+# response limit coming back as Unprocessed* to send straight back, and
+# DynamoDB's validation messages.
 import http.client
 import json
 import re
+import time
 import unittest
 import urllib.parse
 from decimal import Decimal
@@ -16,8 +18,8 @@ from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
 
-from e2e_common import (ENDPOINT, REGION, E2ECase, dynalite_differs,
-                        resource, unique_name)
+from e2e_common import (ENDPOINT, ON_DYNALITE, REGION, E2ECase,
+                        dynalite_differs, resource, unique_name)
 
 RNF = "ResourceNotFoundException"
 SCHEMA = "The provided key element does not match the schema"
@@ -715,6 +717,119 @@ class BatchGetTest(BatchCase):
 
 
 # ---------------------------------------------------------------------------
+# Throttled items (shardlocal's fault injection: POST /shardlocal/faults)
+# ---------------------------------------------------------------------------
+
+SCALING = ("Throughput exceeds the current capacity of your table or index. "
+           "DynamoDB is automatically scaling your table or index so please "
+           "try again shortly. If exceptions persist, check if you have a "
+           "hot key: https://docs.aws.amazon.com/amazondynamodb/latest/"
+           "developerguide/bp-partition-key-design.html")
+
+
+@unittest.skipIf(ENDPOINT is None or ON_DYNALITE,
+                 "needs shardlocal's fault injection")
+class BatchThrottleTest(BatchCase):
+
+    def fault(self, **rule):
+        u = urllib.parse.urlsplit(ENDPOINT)
+        conn = http.client.HTTPConnection(u.hostname, u.port or 80,
+                                          timeout=10)
+        try:
+            conn.request("POST", "/shardlocal/faults",
+                         body=json.dumps(rule).encode(),
+                         headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            self.assertEqual(r.status, 200, r.read())
+            r.read()
+        finally:
+            conn.close()
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # No retries at all: a throttled call must surface.
+        cls.c = boto3.client("dynamodb", endpoint_url=ENDPOINT,
+                             region_name=REGION, config=Config(retries={
+                                 "total_max_attempts": 1,
+                                 "mode": "standard"}))
+
+    def tearDown(self):
+        for t in (self.t, self.tr, self.tn):
+            self.fault(clear=True, table=t)
+
+    def test_throttled_write_goes_to_unprocessed_items(self):
+        self.fault(table=self.t, key=S("hot"), op="write", count=1)
+        hot = {"PutRequest": {"Item": {"pk": S("hot"), "v": N("1")}}}
+        req = {self.t: [{"PutRequest": {"Item": {"pk": S("cold1")}}}, hot,
+                        {"DeleteRequest": {"Key": {"pk": S("cold2")}}}]}
+        r = self.c.batch_write_item(RequestItems=req,
+                                    ReturnConsumedCapacity="TOTAL")
+        self.assertEqual(r["UnprocessedItems"], {self.t: [hot]})
+        self.assertEqual(r["ConsumedCapacity"],
+                         [{"TableName": self.t, "CapacityUnits": 2.0}])
+        self.assertIsNone(self.get(self.t, {"pk": S("hot")}))
+        self.assertIsNotNone(self.get(self.t, {"pk": S("cold1")}))
+        # Sent straight back, it goes through.
+        r = self.c.batch_write_item(RequestItems=r["UnprocessedItems"])
+        self.assertEqual(r["UnprocessedItems"], {})
+        self.assertEqual(self.get(self.t, {"pk": S("hot")}),
+                         {"pk": S("hot"), "v": N("1")})
+
+    def test_batch_writer_resends_unprocessed(self):
+        self.fault(table=self.tr, key=S("bwhot"), op="write", count=3)
+        table = resource().Table(self.tr)
+        with table.batch_writer() as bw:
+            for i in range(4):
+                bw.put_item(Item={"pk": "bwhot", "sk": i})
+                bw.put_item(Item={"pk": "bwcold", "sk": i})
+        got = self.c.query(TableName=self.tr, KeyConditionExpression="pk = :p",
+                           ExpressionAttributeValues={":p": S("bwhot")},
+                           ConsistentRead=True)
+        self.assertEqual(got["Count"], 4)
+
+    def test_nothing_processed_fails(self):
+        self.fault(table=self.t, op="write", count=2)
+        e = self.assertError(self.c.batch_write_item, "ThrottlingException",
+                             SCALING, RequestItems={self.t: [
+                                 {"PutRequest": {"Item": {"pk": S("t1")}}},
+                                 {"PutRequest": {"Item": {"pk": S("t2")}}}]})
+        arn = self.c.describe_table(TableName=self.t)["Table"]["TableArn"]
+        if "throttlingReasons" in e.response:       # botocore >= 1.38
+            self.assertEqual(e.response["throttlingReasons"], [
+                {"reason": "TableWriteKeyRangeThroughputExceeded",
+                 "resource": arn}])
+        self.assertIsNone(self.get(self.t, {"pk": S("t1")}))
+
+    def test_throttled_read_goes_to_unprocessed_keys(self):
+        self.c.put_item(TableName=self.t, Item={"pk": S("rhot"), "a": N("1")})
+        self.c.put_item(TableName=self.t, Item={"pk": S("rcold"),
+                                                "a": N("2")})
+        self.fault(table=self.t, key=S("rhot"), op="read", count=1)
+        r = self.c.batch_get_item(RequestItems={self.t: {
+            "Keys": [{"pk": S("rhot")}, {"pk": S("rcold")}],
+            "ProjectionExpression": "#a", "ExpressionAttributeNames":
+            {"#a": "a"}, "ConsistentRead": True}},
+            ReturnConsumedCapacity="TOTAL")
+        self.assertEqual(r["Responses"], {self.t: [{"a": N("2")}]})
+        self.assertEqual(r["UnprocessedKeys"], {self.t: {
+            "Keys": [{"pk": S("rhot")}], "ProjectionExpression": "#a",
+            "ExpressionAttributeNames": {"#a": "a"},
+            "ConsistentRead": True}})
+        self.assertEqual(r["ConsumedCapacity"],
+                         [{"TableName": self.t, "CapacityUnits": 1.0}])
+        r = self.c.batch_get_item(RequestItems=r["UnprocessedKeys"])
+        self.assertEqual(r["Responses"], {self.t: [{"a": N("1")}]})
+        self.assertEqual(r["UnprocessedKeys"], {})
+
+    def test_every_read_throttled_fails(self):
+        self.fault(table=self.tn, op="read", count=2)
+        self.assertError(self.c.batch_get_item, "ThrottlingException",
+                         SCALING, RequestItems={self.tn: {
+                             "Keys": [{"id": N("1")}, {"id": N("2")}]}})
+
+
+# ---------------------------------------------------------------------------
 # The 16 MB response limit
 # ---------------------------------------------------------------------------
 
@@ -725,11 +840,26 @@ class BatchGetLimitTest(BatchCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        table = resource().Table(cls.t)
-        with table.batch_writer() as bw:
-            for i in range(60):
-                pk = "L%02d" % i                      # 3 bytes + "pk" = 5
-                bw.put_item(Item={"pk": pk, "d": "x" * (cls.ITEM - 6)})
+        # 18 MB in a second is far past a partition's 1,000 WCU: lift
+        # shardlocal's throttling for this table (a tag, harmless on
+        # DynamoDB) and still retry what comes back unprocessed.
+        cls.t = cls.make_table("b16", hash_key=("pk", "S"), Tags=[
+            {"Key": "shardlocal:throttle", "Value": "off"}])
+        pending = [{"PutRequest": {"Item": {
+            "pk": S("L%02d" % i),                     # 3 bytes + "pk" = 5
+            "d": S("x" * (cls.ITEM - 6))}}} for i in range(60)]
+        while pending:
+            batch, pending = pending[:25], pending[25:]
+            req = {cls.t: batch}
+            while req:
+                try:
+                    req = cls.c.batch_write_item(
+                        RequestItems=req)["UnprocessedItems"]
+                except cls.c.exceptions.ClientError as e:
+                    if "Throttl" not in e.response["Error"]["Code"]:
+                        raise
+                if req:
+                    time.sleep(0.5)
 
     def test_16mb_gives_unprocessed_keys_to_send_back(self):
         keys = [{"pk": S("L%02d" % i)} for i in range(60)]
