@@ -3,6 +3,7 @@
  * exact messages (N canonicalised in place), item size, equality and
  * ordering, and storage keys built from a table's key schema. */
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,47 @@ set_str(const json_t *arr, char *out, size_t outsz)
         snprintf(out + o, outsz - o, "]");
 }
 
+/*
+ * Whether Java's int arithmetic on BigDecimal's precision and scale wraps
+ * for text (precision - scale > INT_MAX, e.g. "1e2147483647"): the older
+ * value layer (Scan, BatchWriteItem, transactions) then reports an
+ * underflow where the magnitude overflows (paritysuite/dynamodb-conformance
+ * valueLayers.test.ts, "BatchWriteItem ... older wording").
+ */
+static bool
+java_magnitude_wraps(const char *text)
+{
+    const char *p = text;
+    long long prec = 0, frac = 0, e = 0;
+    bool point = false, nonzero = false, eneg = false;
+
+    if (*p == '+' || *p == '-')
+        p++;
+    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !point); p++) {
+        if (*p == '.') {
+            point = true;
+            continue;
+        }
+        if (*p != '0')
+            nonzero = true;
+        if (nonzero)
+            prec++;
+        if (point)
+            frac++;
+    }
+    if (*p != 'e' && *p != 'E')
+        return false;
+    p++;
+    eneg = *p == '-';
+    if (*p == '+' || *p == '-')
+        p++;
+    for (; *p >= '0' && *p <= '9' && e <= (long long)INT_MAX + 1; p++)
+        e = e * 10 + (*p - '0');
+    if (eneg)
+        e = -e;
+    return nonzero && prec - (frac - e) > INT_MAX;
+}
+
 /* Canonicalise one N string in place (arr index i, or av key "N"). */
 static int
 canon_number(json_t *holder, const char *key, size_t idx, json_t *v,
@@ -407,8 +449,14 @@ canon_number(json_t *holder, const char *key, size_t idx, json_t *v,
         return ddb_err_set(err, DDB_VALIDATION,
                            "The parameter cannot be converted to a numeric "
                            "value: %s", s);
-    if (num_canonical(s, canon, err) != 0)
+    if (num_canonical(s, canon, err) != 0) {
+        if (strncmp(err->msg, "Number overflow.", 16) == 0 &&
+            java_magnitude_wraps(s))
+            ddb_err_set(err, DDB_VALIDATION, "Number underflow. Attempting "
+                        "to store a number with magnitude smaller than "
+                        "supported range");
         return -1;
+    }
     if (strcmp(canon, s) == 0)
         return 0;
     if (key != NULL)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/item.h"
 #include "api/validate.h"
 
 #define VALIDATE_MAX_ERRORS 10          /* DynamoDB stops listing at 10 */
@@ -1443,6 +1444,404 @@ check_fields(const struct vfield *fields, const json_t *obj,
 }
 
 /* ------------------------------------------------------------------------
+ * Attribute names: at most ATTR_NAME_MAX (65535) bytes wherever a request
+ * carries one: the keys of Item, Key, M values at any depth,
+ * AttributeUpdates, Expected and the filters, the values of
+ * ExpressionAttributeNames, and AttributesToGet. DynamoDB answers "1
+ * validation error detected: Attribute name is too large, must be less
+ * than 65536 bytes" for PutItem names, nested map keys (also inside an
+ * UpdateItem :value) and ExpressionAttributeNames (measured against the
+ * service, ExtendDB issue #365; Alternator test_limits.py
+ * test_limit_attribute_length_nonkey_bad). Any other JSON object key
+ * that long (a table name in RequestItems) is no valid name either.
+ * ---------------------------------------------------------------------- */
+
+#define MSG_NAME_TOO_LARGE "1 validation error detected: Attribute name " \
+    "is too large, must be less than 65536 bytes"
+
+static bool
+long_string(const json_t *v)
+{
+    return json_is_string(v) && json_string_length(v) > ATTR_NAME_MAX;
+}
+
+/* Whether v (found under member `member`, NULL at the top) holds a name
+ * longer than ATTR_NAME_MAX bytes. */
+static bool
+has_long_name(const json_t *v, const char *member, int depth)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+
+    if (depth > 200)                    /* deeper is rejected elsewhere */
+        return false;
+    if (json_is_object(v)) {
+        /* placeholders (#n, :v) have their own 255-byte limit; the
+         * values of ExpressionAttributeNames are names */
+        bool names = member != NULL &&
+                     strcmp(member, "ExpressionAttributeNames") == 0;
+        bool placeholders = names || (member != NULL &&
+            strcmp(member, "ExpressionAttributeValues") == 0);
+
+        json_object_foreach((json_t *)v, k, x) {
+            if (!placeholders && strlen(k) > ATTR_NAME_MAX)
+                return true;
+            if (names && long_string(x))
+                return true;
+            if (has_long_name(x, k, depth + 1))
+                return true;
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            if (member != NULL && strcmp(member, "AttributesToGet") == 0 &&
+                long_string(x))
+                return true;
+            if (has_long_name(x, member, depth + 1))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------
+ * DynamoDB's current value layer. DynamoDB checks attribute values in one
+ * of two layers, and the operation decides which: PutItem, UpdateItem and
+ * DeleteItem run the current one inside the "1 validation error detected: "
+ * envelope, wherever the value sits (item, key, expression value,
+ * AttributeUpdates, Expected, set member, nested); GetItem, BatchGetItem
+ * and Query run it bare, expression values without the
+ * "ExpressionAttributeValues contains invalid value: " wrapper. Scan,
+ * BatchWriteItem and the transactions keep the older layer (item.c).
+ * The two differ for malformed numbers and duplicate set members only
+ * (captured in four regions, 2026-10: paritysuite/dynamodb-conformance
+ * tests/tier3/error-messages/valueLayers.test.ts):
+ *   current "The parameter cannot be converted to a numeric value: " even
+ *           for "", an exponent past an int is an overflow or underflow;
+ *           SS ["a", "b", "b"] / BS ["AA==","/w==","AA=="] quoted, in byte
+ *           order up to the first repeat, then the repeat, then the rest
+ *           as sent; NS "One or more parameter values were invalid:
+ *           Input collection contains duplicates."
+ * Other AttributeValue errors are left to the handlers.
+ * ---------------------------------------------------------------------- */
+
+#define MSG_NOT_NUMERIC "The parameter cannot be converted to a numeric value"
+#define MSG_NUM_OVERFLOW "Number overflow. Attempting to store a number " \
+    "with magnitude larger than supported range"
+#define MSG_NUM_UNDERFLOW "Number underflow. Attempting to store a number " \
+    "with magnitude smaller than supported range"
+#define MSG_INVALID_PARAMS "One or more parameter values were invalid: "
+
+/* Whether s is [+-]digits[.digits] with a nonzero digit, then e/E,
+ * [+-] and digits: a number BigDecimal refuses only for its exponent.
+ * *eneg tells the exponent's sign. */
+static bool
+huge_exponent(const char *s, bool *eneg)
+{
+    bool digit = false, nonzero = false, point = false;
+
+    if (*s == '+' || *s == '-')
+        s++;
+    for (; (*s >= '0' && *s <= '9') || (*s == '.' && !point); s++) {
+        if (*s == '.') {
+            point = true;
+            continue;
+        }
+        digit = true;
+        if (*s != '0')
+            nonzero = true;
+    }
+    if (!digit || !nonzero || (*s != 'e' && *s != 'E'))
+        return false;
+    s++;
+    *eneg = *s == '-';
+    if (*s == '+' || *s == '-')
+        s++;
+    if (*s < '0' || *s > '9')
+        return false;
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return *s == '\0';
+}
+
+/* One N in the current layer's words; 0 when it is a valid number. */
+static int
+cur_number(const json_t *v, char *msg, size_t cap)
+{
+    char canon[NUM_TEXT_MAX];
+    const char *text;
+    struct ddb_err e;
+    bool eneg = false;
+
+    if (!json_is_string(v))
+        return 0;                       /* the handler reports it */
+    text = json_string_value(v);
+    ddb_err_init(&e);
+    if (strlen(text) == json_string_length(v) &&
+        num_canonical(text, canon, &e) == 0)
+        return 0;
+    if (strlen(text) == json_string_length(v) && *text != '\0' &&
+        strncmp(e.msg, MSG_NOT_NUMERIC, strlen(MSG_NOT_NUMERIC)) == 0 &&
+        huge_exponent(text, &eneg))
+        snprintf(msg, cap, "%s", eneg ? MSG_NUM_UNDERFLOW : MSG_NUM_OVERFLOW);
+    else if (strncmp(e.msg, MSG_NOT_NUMERIC, strlen(MSG_NOT_NUMERIC)) == 0)
+        snprintf(msg, cap, "%s: %.3000s", MSG_NOT_NUMERIC, text);
+    else
+        snprintf(msg, cap, "%.3000s", e.msg);
+    ddb_err_clear(&e);
+    return -1;
+}
+
+static int
+b64_digit(char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Compare two base64 strings by their decoded bytes (unsigned). */
+static int
+b64_order(const char *a, const char *b)
+{
+    unsigned long acc_a = 0, acc_b = 0;
+    int bits_a = 0, bits_b = 0, da, db;
+
+    for (;;) {
+        while (bits_a < 8 && *a != '\0' && *a != '=') {
+            if ((da = b64_digit(*a++)) < 0)
+                continue;
+            acc_a = (acc_a << 6) | (unsigned long)da;
+            bits_a += 6;
+        }
+        while (bits_b < 8 && *b != '\0' && *b != '=') {
+            if ((db = b64_digit(*b++)) < 0)
+                continue;
+            acc_b = (acc_b << 6) | (unsigned long)db;
+            bits_b += 6;
+        }
+        if (bits_a < 8 || bits_b < 8)
+            return (bits_a >= 8) - (bits_b >= 8);
+        da = (int)((acc_a >> (bits_a - 8)) & 0xff);
+        db = (int)((acc_b >> (bits_b - 8)) & 0xff);
+        bits_a -= 8;
+        bits_b -= 8;
+        if (da != db)
+            return da < db ? -1 : 1;
+    }
+}
+
+static int
+str_order(const char *a, const char *b)
+{
+    return strcmp(a, b);
+}
+
+/* A set with a repeated member, as the current layer prints it. */
+static void
+cur_duplicates(const json_t *arr, bool binary, size_t rep, char *msg,
+               size_t cap)
+{
+    int (*order)(const char *, const char *) = binary ? b64_order
+                                                      : str_order;
+    const char **sorted = calloc(rep + 1, sizeof(*sorted));
+    const char *sep = binary ? "," : ", ";
+    size_t i, j, n = 0, len;
+
+    if (sorted == NULL)
+        abort();
+    for (i = 0; i < rep; i++) {         /* insertion sort, as sent */
+        const char *m = json_string_value(json_array_get(arr, i));
+
+        for (j = n; j > 0 && order(sorted[j - 1], m) > 0; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = m;
+        n++;
+    }
+    len = (size_t)snprintf(msg, cap, MSG_INVALID_PARAMS "Input collection [");
+    for (i = 0; i < json_array_size(arr) && len < cap; i++) {
+        const char *m = i < n ? sorted[i]
+                              : json_string_value(json_array_get(arr, i));
+
+        len += (size_t)snprintf(msg + len, cap - len, "%s\"%.200s\"",
+                                i ? sep : "", m);
+    }
+    if (len < cap)
+        snprintf(msg + len, cap - len, "]%s contains duplicates.",
+                 binary ? "of type BS" : "");
+    free(sorted);
+}
+
+static int cur_value(const json_t *av, int depth, char *msg, size_t cap);
+
+/* A set's members: numbers, then the first repeat. */
+static int
+cur_set(const json_t *arr, char type, char *msg, size_t cap)
+{
+    size_t i, j;
+
+    if (!json_is_array(arr))
+        return 0;
+    if (type == 'N')
+        for (i = 0; i < json_array_size(arr); i++)
+            if (cur_number(json_array_get(arr, i), msg, cap) != 0)
+                return -1;
+    for (i = 1; i < json_array_size(arr); i++) {
+        const json_t *m = json_array_get(arr, i);
+
+        if (!json_is_string(m))
+            return 0;
+        for (j = 0; j < i; j++) {
+            const json_t *o = json_array_get(arr, j);
+            bool same;
+
+            if (!json_is_string(o))
+                return 0;
+            same = type == 'N' ? num_cmp(json_string_value(o),
+                                         json_string_value(m)) == 0
+                               : json_equal(o, m);
+            if (!same)
+                continue;
+            if (type == 'N')
+                snprintf(msg, cap, MSG_INVALID_PARAMS "Input collection "
+                         "contains duplicates.");
+            else
+                cur_duplicates(arr, type == 'B', i, msg, cap);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One AttributeValue, nested ones included; -1 with msg set. */
+static int
+cur_value(const json_t *av, int depth, char *msg, size_t cap)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+
+    if (!json_is_object(av) || depth > ITEM_DEPTH_MAX + 1)
+        return 0;
+    if ((x = json_object_get(av, "N")) != NULL &&
+        cur_number(x, msg, cap) != 0)
+        return -1;
+    if ((x = json_object_get(av, "SS")) != NULL && cur_set(x, 'S', msg, cap))
+        return -1;
+    if ((x = json_object_get(av, "NS")) != NULL && cur_set(x, 'N', msg, cap))
+        return -1;
+    if ((x = json_object_get(av, "BS")) != NULL && cur_set(x, 'B', msg, cap))
+        return -1;
+    if ((x = json_object_get(av, "M")) != NULL && json_is_object(x))
+        json_object_foreach(x, k, x) {
+            if (cur_value(x, depth + 1, msg, cap) != 0)
+                return -1;
+        }
+    if ((x = json_object_get(av, "L")) != NULL && json_is_array(x)) {
+        const json_t *l = x;
+
+        json_array_foreach(l, i, x) {
+            if (cur_value(x, depth + 1, msg, cap) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every value of a map of AttributeValues (Item, Key, ...). */
+static int
+cur_avmap(const json_t *map, char *msg, size_t cap)
+{
+    const char *k;
+    json_t *v;
+
+    if (!json_is_object(map))
+        return 0;
+    json_object_foreach((json_t *)map, k, v) {
+        if (cur_value(v, 0, msg, cap) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Expected / QueryFilter / KeyConditions: Value and AttributeValueList. */
+static int
+cur_conditions(const json_t *conds, char *msg, size_t cap)
+{
+    const char *k;
+    json_t *c, *x;
+    size_t i;
+
+    if (!json_is_object(conds))
+        return 0;
+    json_object_foreach((json_t *)conds, k, c) {
+        if (!json_is_object(c))
+            continue;
+        if (cur_value(json_object_get(c, "Value"), 0, msg, cap) != 0)
+            return -1;
+        json_array_foreach(json_object_get(c, "AttributeValueList"), i, x) {
+            if (cur_value(x, 0, msg, cap) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The current layer over op's values; -1 with err set. */
+static int
+current_value_layer(const char *op, const json_t *req, struct ddb_err *err)
+{
+    char msg[DDB_ERR_MSG_MAX - 32];
+    bool envelope = strcmp(op, "PutItem") == 0 ||
+                    strcmp(op, "UpdateItem") == 0 ||
+                    strcmp(op, "DeleteItem") == 0;
+    const char *k;
+    json_t *x, *y;
+    size_t i;
+    int bad = 0;
+
+    if (!envelope && strcmp(op, "GetItem") != 0 &&
+        strcmp(op, "BatchGetItem") != 0 && strcmp(op, "Query") != 0)
+        return 0;
+    msg[0] = '\0';
+    if (strcmp(op, "BatchGetItem") == 0) {
+        json_object_foreach(json_object_get(req, "RequestItems"), k, x) {
+            json_array_foreach(json_object_get(x, "Keys"), i, y) {
+                if ((bad = cur_avmap(y, msg, sizeof(msg))) != 0)
+                    break;
+            }
+            if (bad)
+                break;
+        }
+    } else {
+        bad = cur_avmap(json_object_get(req, "Item"), msg, sizeof(msg)) ||
+              cur_avmap(json_object_get(req, "Key"), msg, sizeof(msg)) ||
+              cur_conditions(json_object_get(req, "KeyConditions"), msg,
+                             sizeof(msg)) ||
+              cur_conditions(json_object_get(req, "Expected"), msg,
+                             sizeof(msg)) ||
+              cur_conditions(json_object_get(req, "QueryFilter"), msg,
+                             sizeof(msg)) ||
+              cur_conditions(json_object_get(req, "AttributeUpdates"), msg,
+                             sizeof(msg)) ||
+              cur_avmap(json_object_get(req, "ExpressionAttributeValues"),
+                        msg, sizeof(msg)) ||
+              cur_avmap(json_object_get(req, "ExclusiveStartKey"), msg,
+                        sizeof(msg));
+    }
+    if (!bad)
+        return 0;
+    if (envelope)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "1 validation error detected: %s", msg);
+    return ddb_err_set(err, DDB_VALIDATION, "%s", msg);
+}
+
+/* ------------------------------------------------------------------------
  * Entry point
  * ---------------------------------------------------------------------- */
 
@@ -1479,6 +1878,10 @@ validate_request(const char *op, const json_t *req, struct ddb_err *err)
         rc = ddb_err_set(err, DDB_VALIDATION,
                          "%u validation error%s detected: %s", ve->n,
                          ve->n > 1 ? "s" : "", ve->buf);
+    else if (has_long_name(req, NULL, 0))
+        rc = ddb_err_set(err, DDB_VALIDATION, MSG_NAME_TOO_LARGE);
+    else
+        rc = current_value_layer(op, req, err);
     free(ve);
     return rc;
 }
