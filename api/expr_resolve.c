@@ -864,8 +864,8 @@ kc_walk(const struct expr_node *n, struct kc_item *items, int *nitems)
                "attribute specified";
     for (i = 0; i < *nitems && i < KC_MAX; i++)
         if (strcmp(items[i].attr, it.attr) == 0)
-            return "KeyConditionExpressions must only contain one condition "
-                   "per key";
+            return "Invalid KeyConditionExpression: KeyConditionExpressions "
+                   "must only contain one condition per key";
     if (n->type == NODE_CMP)
         it.op = attr_ix == 0 ? cmp_kc[n->op] : flip[cmp_kc[n->op]];
     else if (n->type == NODE_BETWEEN)
@@ -926,6 +926,15 @@ expr_keycond(const struct expr *e, const struct key_schema *ks,
     m = kc_walk(e->root, items, &n);
     if (m != NULL)
         return ddb_err_set(err, DDB_VALIDATION, "%s", m);
+    /* Real DynamoDB (eu-west-2, 2026-10; paritysuite/dynamodb-conformance
+     * error-messages/queryKeyConditionOperands.test.ts): the duplicate
+     * message carries the "Invalid KeyConditionExpression: " prefix, and
+     * more conditions than key attributes are counted. */
+    if (n > 2)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "The number of query conditions (%d) exceeds the "
+                           "number of key attributes defined in the schema "
+                           "(%d)", n, ks->range_name[0] != '\0' ? 2 : 1);
     if (n != 1 && n != 2)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Conditions can be of length 1 or 2 only");

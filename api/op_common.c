@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api/capacity.h"
+#include "api/index.h"
 #include "api/op_common.h"
 #include "api/table_desc.h"
 
@@ -849,13 +850,16 @@ op_throttle_table(struct api_ctx *ctx, struct stable *t)
     return tt;
 }
 
-/* Admission on partition part; the cause, with th filled either way. */
+/* Admission on partition part of tt (name: the table, for fault rules and
+ * the log; t: the storage table read or written); the cause, with th
+ * filled either way. */
 static enum throttle_cause
-admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
-           const uint8_t *pk, size_t pk_len, enum throttle_op op,
-           double need, struct op_throttle *th, bool *injected)
+admit_tt(struct api_ctx *ctx, struct throttle_table *tt, const char *name,
+         bool is_index, struct stable *t, unsigned part, const uint8_t *pk,
+         size_t pk_len, enum throttle_op op, double need,
+         struct op_throttle *th, bool *injected)
 {
-    enum throttle_cause c;
+    enum throttle_cause c = THROTTLE_OK;
 
     th->admitted = false;
     th->t = t;
@@ -867,11 +871,12 @@ admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
         th->pk = th->pkbuf;
         th->pk_len = pk_len;
     }
-    th->tt = op_throttle_table(ctx, t);
+    th->tt = tt;
     *injected = false;
     if (th->tt == NULL)
         return THROTTLE_OK;
-    c = fault_check(ctx->srv->faults, stable_name(t), pk, pk_len, op);
+    if (!is_index)
+        c = fault_check(ctx->srv->faults, name, pk, pk_len, op);
     if (c != THROTTLE_OK) {
         *injected = true;
     } else {
@@ -882,9 +887,18 @@ admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
             return c;
         }
     }
-    throttle_log(ctx, stable_name(t), part, pk, pk_len,
-                 throttle_reason(false, op, c), *injected);
+    throttle_log(ctx, name, part, pk, pk_len,
+                 throttle_reason(is_index, op, c), *injected);
     return c;
+}
+
+static enum throttle_cause
+admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+           const uint8_t *pk, size_t pk_len, enum throttle_op op,
+           double need, struct op_throttle *th, bool *injected)
+{
+    return admit_tt(ctx, op_throttle_table(ctx, t), stable_name(t), false, t,
+                    part, pk, pk_len, op, need, th, injected);
 }
 
 int
@@ -950,6 +964,126 @@ op_throttle_try(struct api_ctx *ctx, struct stable *t,
                       op, need, th, &injected);
 }
 
+/* ------------------------------------------------------------------------
+ * Global secondary indexes: their own throttle state (registry entry
+ * (table, index)) over their hidden table's partitions.
+ * ---------------------------------------------------------------------- */
+
+/* The throttle state of GSI d of table, from desc (the base table's
+ * description, borrowed). NULL without a registry. */
+static struct throttle_table *
+index_tt(struct api_ctx *ctx, const char *table, const struct index_def *d,
+         const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+
+    if (reg == NULL || d->t == NULL)
+        return NULL;
+    tt = throttle_registry_find(reg, table, d->name);
+    if (tt != NULL)
+        return tt;
+    if (desc == NULL ||
+        throttle_conf_from_desc(desc, d->name, stable_nparts(d->t), &tc) != 0)
+        return NULL;
+    throttle_registry_limits(reg, &lim);
+    throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    return throttle_registry_get(reg, table, d->name, &tc, &lim,
+                                 ctx->now_ms);
+}
+
+int
+op_throttle_admit_index(struct api_ctx *ctx, const char *table,
+                        const struct index_def *d, const json_t *desc,
+                        const uint8_t hash[16], const uint8_t *pk,
+                        size_t pk_len, enum throttle_op op, double need,
+                        struct op_throttle *th, struct ddb_err *err)
+{
+    struct throttle_table *tt;
+    enum throttle_cause c;
+    bool injected;
+
+    th->admitted = false;
+    th->tt = NULL;
+    if (ctx->srv->throttle == NULL || !d->global)
+        return 0;
+    tt = index_tt(ctx, table, d, desc);
+    if (tt == NULL)
+        return 0;
+    memcpy(th->hash, hash, sizeof(th->hash));
+    c = admit_tt(ctx, tt, table, true, d->t, stable_part_of(d->t, hash), pk,
+                 pk_len, op, need, th, &injected);
+    if (c == THROTTLE_OK)
+        return 0;
+    return throttle_err(tt, op, c, err);
+}
+
+int
+op_throttle_gsi_admit(struct api_ctx *ctx, const char *table,
+                      const struct index_set *s, const json_t *item,
+                      struct op_throttle **out, struct ddb_err *err)
+{
+    struct op_throttle *th;
+    struct item_key *k;
+    size_t i;
+    int rc = 0;
+
+    *out = NULL;
+    if (ctx->srv->throttle == NULL || s == NULL || item == NULL)
+        return 0;
+    for (i = 0; i < s->n; i++)
+        if (s->idx[i].global)
+            break;
+    if (i == s->n)
+        return 0;
+    th = calloc(s->n, sizeof(*th));
+    k = malloc(sizeof(*k));
+    if (th == NULL || k == NULL)
+        abort();
+    for (i = 0; i < s->n && rc == 0; i++) {
+        const struct index_def *d = &s->idx[i];
+        struct ddb_err e;
+
+        if (!d->global || d->t == NULL)
+            continue;
+        ddb_err_init(&e);
+        if (index_row_key(d, &s->base, item, k, &e) == 1)
+            rc = op_throttle_admit_index(ctx, table, d, s->desc, k->hash,
+                                         k->pk, k->pk_len, THROTTLE_WRITE, 1,
+                                         &th[i], err);
+        ddb_err_clear(&e);
+    }
+    free(k);
+    if (rc != 0) {
+        for (i = 0; i < s->n; i++)          /* nothing ran: pay nothing */
+            th[i].admitted = false;
+        free(th);
+        return -1;
+    }
+    *out = th;
+    return 0;
+}
+
+void
+op_throttle_gsi_charge(struct api_ctx *ctx, const struct index_set *s,
+                       struct op_throttle *th, const double *units)
+{
+    size_t i;
+
+    if (th == NULL)
+        return;
+    for (i = 0; s != NULL && i < s->n && i < INDEX_MAX; i++)
+        if (th[i].admitted) {
+            th[i].admitted = false;
+            if (units != NULL && units[i] > 0)
+                throttle_charge(th[i].tt, &th[i].tk, units[i], th[i].pk,
+                                th[i].pk_len, ctx->now_ms);
+        }
+    free(th);
+}
+
 /* A write made partition part of t bigger than --split-size: split it (and
  * its throttle state). Cheap when it did not: one in-memory stats read. */
 static void
@@ -997,6 +1131,18 @@ op_throttle_charge(struct api_ctx *ctx, struct op_throttle *th, double units)
 }
 
 void
+op_throttle_charge_other(struct api_ctx *ctx, const struct op_throttle *th,
+                         unsigned part, double units)
+{
+    struct throttle_ticket tk;
+
+    if (th->tt == NULL)
+        return;
+    throttle_ticket_init(&tk, part, th->tk.op);
+    throttle_charge(th->tt, &tk, units, NULL, 0, ctx->now_ms);
+}
+
+void
 op_throttle_charge_part(struct api_ctx *ctx, struct stable *t, unsigned part,
                         enum throttle_op op, double units)
 {
@@ -1029,6 +1175,53 @@ op_throttle_double(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
     return rc;
 }
 
+/* The GSIs with throttle state of one table (registry foreach). */
+struct gsi_list {
+    const char *table;
+    size_t n;
+    char *names[INDEX_GSI_MAX * 2];
+};
+
+static void
+gsi_collect(void *arg, const char *table, const char *index,
+            struct throttle_table *t)
+{
+    struct gsi_list *l = arg;
+
+    (void)t;
+    if (index != NULL && strcmp(table, l->table) == 0 &&
+        l->n < sizeof(l->names) / sizeof(l->names[0])) {
+        l->names[l->n] = strdup(index);
+        if (l->names[l->n] == NULL)
+            abort();
+        l->n++;
+    }
+}
+
+/* UpdateTable: each GSI's new throughput from desc; the state of GSIs no
+ * longer in desc (deleted) is dropped. */
+static void
+gsi_update(struct api_ctx *ctx, const char *table, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table_conf tc;
+    struct throttle_table *tt;
+    struct gsi_list l;
+    size_t i;
+
+    memset(&l, 0, sizeof(l));
+    l.table = table;
+    throttle_registry_foreach(reg, gsi_collect, &l);
+    for (i = 0; i < l.n; i++) {
+        tt = throttle_registry_find(reg, table, l.names[i]);
+        if (throttle_conf_from_desc(desc, l.names[i], 1, &tc) != 0)
+            throttle_registry_drop(reg, table, l.names[i]);
+        else if (tt != NULL)
+            throttle_table_update(tt, &tc, ctx->now_ms);
+        free(l.names[i]);
+    }
+}
+
 void
 op_throttle_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
 {
@@ -1039,10 +1232,10 @@ op_throttle_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
     if (reg == NULL)
         return;
     tt = throttle_registry_find(reg, stable_name(t), NULL);
-    if (tt == NULL)
-        return;                     /* created from the new desc on use */
-    if (throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0)
+    if (tt != NULL &&               /* else created from desc on use */
+        throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0)
         throttle_table_update(tt, &tc, ctx->now_ms);
+    gsi_update(ctx, stable_name(t), desc);
 }
 
 int
@@ -1086,6 +1279,26 @@ op_throttle_created(struct api_ctx *ctx, const char *table)
     if (t == NULL)
         return;
     op_throttle_table(ctx, t);
+    {
+        json_t *desc = stable_desc_ref(t);
+        struct index_set *is = calloc(1, sizeof(*is));
+        struct ddb_err e;
+        size_t i;
+
+        if (is == NULL)
+            abort();
+        ddb_err_init(&e);
+        if (desc != NULL && index_desc_has(desc)) {
+            if (index_set_open(ctx->srv->st, desc, is, &e) == 0)
+                for (i = 0; i < is->n; i++)
+                    if (is->idx[i].global)
+                        index_tt(ctx, table, &is->idx[i], desc);
+            index_set_close(is);        /* safe after a failed open */
+        }
+        ddb_err_clear(&e);
+        json_decref(desc);
+        free(is);
+    }
     stable_release(t);
 }
 

@@ -11,6 +11,7 @@
 
 #include "api/api.h"
 #include "api/expr.h"
+#include "api/index.h"
 #include "api/item.h"
 #include "api/legacy.h"
 #include "api/throttle.h"
@@ -193,6 +194,33 @@ int op_throttle_admit_hash(struct api_ctx *ctx, struct stable *t,
                            const uint8_t hash[16], const uint8_t *pk,
                            size_t pk_len, enum throttle_op op, double need,
                            struct op_throttle *th, struct ddb_err *err);
+/*
+ * Global secondary indexes have their own throttle state over their
+ * hidden table's partitions. Reads of GSI d (Query/Scan with IndexName)
+ * admit here: hash/pk are the index key's; desc is the base table's
+ * description (borrowed). A rejection fails with the Index... reason and
+ * the GSI message. LSIs (d->global false) share the table's capacity:
+ * this admits nothing, use op_throttle_admit_hash on the base table.
+ */
+int op_throttle_admit_index(struct api_ctx *ctx, const char *table,
+                            const struct index_def *d, const json_t *desc,
+                            const uint8_t hash[16], const uint8_t *pk,
+                            size_t pk_len, enum throttle_op op, double need,
+                            struct op_throttle *th, struct ddb_err *err);
+/*
+ * GSI back-pressure for a write of item (the new item, borrowed): admit on
+ * the partition of every GSI of s the item lands in. On success *out is
+ * an array (NULL when s has no GSI) that op_throttle_gsi_charge pays with
+ * the per-index units (index_mutate's, set order) and frees; on a
+ * rejection -1 with the GSI's throttling exception, nothing to charge.
+ * Only PutItem knows its new item up front: UpdateItem, DeleteItem,
+ * batches and transactions do not admit on (or charge) their GSIs yet.
+ */
+int op_throttle_gsi_admit(struct api_ctx *ctx, const char *table,
+                          const struct index_set *s, const json_t *item,
+                          struct op_throttle **out, struct ddb_err *err);
+void op_throttle_gsi_charge(struct api_ctx *ctx, const struct index_set *s,
+                            struct op_throttle *th, const double *units);
 /* Without raising an error: the cause (THROTTLE_OK when admitted), for
  * batch and transaction items; on a rejection th->tt is set (for
  * throttle_batch_err / throttle_txn_code) and nothing else happens. */
@@ -205,8 +233,12 @@ enum throttle_cause op_throttle_try(struct api_ctx *ctx, struct stable *t,
  * whether its partition passed --split-size, and splits it. */
 void op_throttle_charge(struct api_ctx *ctx, struct op_throttle *th,
                         double units);
-/* Charge units to partition part without admission (the other partitions
- * a Scan page read). */
+/* Charge units to partition part of th's table (th admitted: a Scan page
+ * that went on into other partitions), without admission. */
+void op_throttle_charge_other(struct api_ctx *ctx,
+                              const struct op_throttle *th, unsigned part,
+                              double units);
+/* Charge units to partition part without admission. */
 void op_throttle_charge_part(struct api_ctx *ctx, struct stable *t,
                              unsigned part, enum throttle_op op,
                              double units);

@@ -196,7 +196,7 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct item_key k;
     struct put_arg a = { 0 };
     struct idx_state is = { 0 };
-    struct op_throttle th;
+    struct op_throttle th, *gth = NULL;
     json_t *item = NULL, *out = NULL;
     size_t size = 0;
     int rc = -1;
@@ -239,7 +239,10 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.item = item;
     a.size = size;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
-    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
+    /* Throttling: the GSIs the item lands in, then the table. */
+    if ((is.has && op_throttle_gsi_admit(ctx, ot.name, &is.set, item, &gth,
+                                         err) != 0) ||
+        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
                           capacity_write_units(size), &th, err) != 0 ||
         idx_mutate(&is, &ot, &k, put_fn, &a, err) != 0)
         goto out;
@@ -259,6 +262,7 @@ out:
     /* A failed condition still consumed (throttling.md 2). */
     op_throttle_charge(ctx, &th, capacity_write_units(
                                      size > a.old_size ? size : a.old_size));
+    op_throttle_gsi_charge(ctx, is.has ? &is.set : NULL, gth, is.units);
     json_decref(out);
     json_decref(a.old);
     json_decref(item);

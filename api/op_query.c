@@ -61,6 +61,12 @@ struct page {
     json_t *pending;                /* owned: LSI rows whose items are
                                        fetched after the read */
     size_t fetched;                 /* bytes of items fetched (table) */
+    /* Scan throttling: bytes read on partitions other than the admitted
+     * one are charged to those partitions run by run. */
+    bool run_on;                    /* a run is open */
+    unsigned run_part;              /* its partition */
+    size_t run_bytes;               /* its bytes so far */
+    size_t other_bytes;             /* bytes charged to other partitions */
 };
 
 static const char *
@@ -618,6 +624,41 @@ av_empty_key(const json_t *av)
  * Reading a page
  * ---------------------------------------------------------------------- */
 
+/* Scan throttling: close the open run, charging it to its partition when
+ * that is not the admitted one (whose bytes the final charge pays). */
+static void
+scan_run_flush(struct read_req *r, struct page *pg)
+{
+    if (pg->run_on && r->th.admitted && pg->run_part != r->th.tk.part) {
+        op_throttle_charge_other(r->ctx, &r->th, pg->run_part,
+                                 capacity_read_units(pg->run_bytes,
+                                                     r->consistent));
+        pg->other_bytes += pg->run_bytes;
+    }
+    pg->run_on = false;
+    pg->run_bytes = 0;
+}
+
+/* Scan throttling: row k (size bytes) was read; rows come in hash order,
+ * so each partition is one run. */
+static void
+scan_run(struct read_req *r, struct page *pg, const struct item_key *k,
+         size_t size)
+{
+    unsigned part;
+
+    /* An LSI's rows are laid out by its own table: all to the admitted
+     * partition. */
+    if (!r->th.admitted || (r->idx != NULL && !r->idx->global))
+        return;
+    part = stable_part_of(r->src, k->hash);
+    if (pg->run_on && part != pg->run_part)
+        scan_run_flush(r, pg);
+    pg->run_on = true;
+    pg->run_part = part;
+    pg->run_bytes += size;
+}
+
 static int
 page_row(void *arg, const struct item_key *k, const json_t *item,
          size_t size, struct ddb_err *err)
@@ -626,7 +667,8 @@ page_row(void *arg, const struct item_key *k, const json_t *item,
     struct read_req *r = pg->r;
     bool keep = true;
 
-    (void)k;
+    if (r->op == OP_SCAN)
+        scan_run(r, pg, k, size);
     pg->scanned++;
     pg->bytes += size;
     if (r->fetch) {
@@ -1059,9 +1101,10 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
         rc = 0;                     /* one item per key: nothing after it */
         goto out;
     }
-    /* Throttling: the page asks the key's partition first (table reads;
-     * index reads are not throttled yet). */
-    if (r->idx == NULL) {
+    /* Throttling: the page asks the key's partition first: a GSI's own
+     * partition, else the table's (an LSI shares the table's capacity and
+     * its partition key). */
+    {
         struct item_key *hk = malloc(sizeof(*hk));
 
         if (hk == NULL) {
@@ -1069,9 +1112,17 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
             goto out;
         }
         key_set(hk, pk, (size_t)pk_len, NULL, 0);
-        rc = op_throttle_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
-                                    (size_t)pk_len, THROTTLE_READ,
-                                    r->consistent ? 1 : 0.5, &r->th, err);
+        if (r->idx != NULL && r->idx->global)
+            rc = op_throttle_admit_index(r->ctx, r->ot.name, r->idx,
+                                         r->iset.desc, hk->hash, pk,
+                                         (size_t)pk_len, THROTTLE_READ,
+                                         r->consistent ? 1 : 0.5, &r->th,
+                                         err);
+        else
+            rc = op_throttle_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
+                                        (size_t)pk_len, THROTTLE_READ,
+                                        r->consistent ? 1 : 0.5, &r->th,
+                                        err);
         free(hk);
         if (rc != 0)
             goto out;
@@ -1269,9 +1320,9 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
         ddb_err_set(err, DDB_INTERNAL, "out of memory");
         goto out;
     }
-    /* Throttling: the page asks the partition it starts in (table reads;
-     * index reads are not throttled yet) and pays all it read there. */
-    if (r->idx == NULL) {
+    /* Throttling: the page asks the partition it starts in (a GSI's own,
+     * else the table's) and pays all it read there. */
+    {
         uint8_t h[16] = { 0 };
         int i;
 
@@ -1280,9 +1331,16 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
         else
             for (i = 0; i < 8; i++)
                 h[i] = (uint8_t)(r->lo >> (56 - 8 * i));
-        if (op_throttle_admit_hash(ctx, r->ot.t, h, NULL, 0, THROTTLE_READ,
-                                   r->consistent ? 1 : 0.5, &r->th,
-                                   err) != 0)
+        if (r->idx != NULL && r->idx->global
+                ? op_throttle_admit_index(ctx, r->ot.name, r->idx,
+                                          r->iset.desc, h, NULL, 0,
+                                          THROTTLE_READ,
+                                          r->consistent ? 1 : 0.5, &r->th,
+                                          err) != 0
+                : op_throttle_admit_hash(ctx, r->ot.t, h, NULL, 0,
+                                         THROTTLE_READ,
+                                         r->consistent ? 1 : 0.5, &r->th,
+                                         err) != 0)
             goto out;
     }
     rc = stable_scan(r->src, r->lo, r->hi,
@@ -1297,8 +1355,10 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     *resp = page_reply(r, &pg);
 out:
-    op_throttle_charge(ctx, &r->th, capacity_read_units(pg.bytes,
-                                                        r->consistent));
+    scan_run_flush(r, &pg);
+    op_throttle_charge(ctx, &r->th, capacity_read_units(
+                                        pg.bytes - pg.other_bytes,
+                                        r->consistent));
     page_fini(&pg);
     read_req_fini(r);
     return rc;

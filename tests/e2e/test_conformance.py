@@ -207,5 +207,336 @@ class LegacyUpdateTypeMismatchTest(E2ECase):
                     "data type")
 
 
+class AttributeNameSizeTest(E2ECase):
+    """Attribute names up to 65535 bytes; 65536 is refused wherever a name
+    appears (measured against DynamoDB: ExtendDB issue #365; Alternator
+    test_limits.py test_limit_attribute_length_nonkey_good/_bad)."""
+
+    MSG = ("1 validation error detected: Attribute name is too large, "
+           "must be less than 65536 bytes")
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+
+    def test_65535_is_fine(self):
+        name = "n" * 65535
+        item = {"pk": {"S": "ok"}, name: {"N": "1"},
+                "m": {"M": {name: {"S": "x"}}}}
+        self.c.put_item(TableName=self.t, Item=item)
+        got = self.c.get_item(TableName=self.t, Key={"pk": {"S": "ok"}},
+                              ProjectionExpression="#n",
+                              ExpressionAttributeNames={"#n": name},
+                              ConsistentRead=True)["Item"]
+        self.assertEqual(got, {name: {"N": "1"}})
+
+    @dynalite_differs("no attribute name size limit")
+    def test_65536_is_refused(self):
+        name = "n" * 65536
+        key = {"pk": {"S": "bad"}}
+        cases = [
+            (self.c.put_item, dict(Item=dict(key, **{name: {"N": "1"}}))),
+            (self.c.put_item,
+             dict(Item=dict(key, m={"M": {"x": {"L": [
+                 {"M": {name: {"S": "x"}}}]}}}))),
+            (self.c.update_item,
+             dict(Key=key, UpdateExpression="SET d = :v",
+                  ExpressionAttributeValues={":v": {"M": {name: {"S": "x"}}}})),
+            (self.c.update_item,
+             dict(Key=key, UpdateExpression="SET #n = :v",
+                  ExpressionAttributeNames={"#n": name},
+                  ExpressionAttributeValues={":v": {"S": "x"}})),
+            (self.c.update_item,
+             dict(Key=key, AttributeUpdates={
+                 name: {"Action": "PUT", "Value": {"S": "x"}}})),
+            (self.c.get_item,
+             dict(Key=key, ProjectionExpression="#n",
+                  ExpressionAttributeNames={"#n": name})),
+            (self.c.get_item, dict(Key=key, AttributesToGet=[name])),
+        ]
+        for fn, kw in cases:
+            with self.subTest(op=fn.__name__, args=sorted(kw)):
+                self.assertValidation(fn, self.MSG, TableName=self.t, **kw)
+        self.assertNotIn("Item", self.c.get_item(TableName=self.t, Key=key,
+                                                 ConsistentRead=True))
+
+
+NOT_NUMERIC = "The parameter cannot be converted to a numeric value"
+OVERFLOW = ("Number overflow. Attempting to store a number with magnitude "
+            "larger than supported range")
+UNDERFLOW = ("Number underflow. Attempting to store a number with "
+             "magnitude smaller than supported range")
+INVALID = "One or more parameter values were invalid: "
+
+
+def one(m):
+    return "1 validation error detected: " + m
+
+
+@dynalite_differs("records the older value layer only")
+class ValueLayerTest(E2ECase):
+    """DynamoDB checks values in one of two layers, chosen by operation
+    (captured in four regions, 2026-10: paritysuite/dynamodb-conformance
+    tests/tier3/error-messages/valueLayers.test.ts). PutItem, UpdateItem
+    and DeleteItem: the current wording inside the "1 validation error
+    detected: " envelope, wherever the value sits; GetItem, BatchGetItem
+    and Query: the current wording bare, with no ExpressionAttributeValues
+    wrapper; BatchWriteItem (and Scan, transactions): the older wording."""
+
+    SHAPES = ["abc", "", "1e126", "1e2147483647"]
+    CURRENT = [NOT_NUMERIC + ": abc", NOT_NUMERIC + ": ", OVERFLOW, OVERFLOW]
+    OLDER = [NOT_NUMERIC + ": abc", NOT_NUMERIC, OVERFLOW, UNDERFLOW]
+    DUPES = [{"SS": ["b", "a", "b"]},
+             {"BS": [b"\xff", b"\x00", b"\x00"]},
+             {"NS": ["2", "1", "2"]}]
+    DUPE_CURRENT = [
+        INVALID + 'Input collection ["a", "b", "b"] contains duplicates.',
+        INVALID + 'Input collection ["AA==","/w==","AA=="]of type BS '
+                  'contains duplicates.',
+        INVALID + "Input collection contains duplicates.",
+    ]
+    DUPE_OLDER = [
+        INVALID + "Input collection [b, a, b] contains duplicates.",
+        INVALID + "Input collection [/w==, AA==, AA==]of type BS contains "
+                  "duplicates.",
+        "Input collection contains duplicates",
+    ]
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+
+    def refusal(self, fn, **kw):
+        e = self.assertError(fn, "ValidationException", TableName=self.t,
+                             **kw) if "RequestItems" not in kw else \
+            self.assertError(fn, "ValidationException", **kw)
+        return e.response["Error"]["Message"]
+
+    def each_number(self, send):
+        return [send({"N": sh}) for sh in self.SHAPES]
+
+    def test_put_item_numbers_enveloped(self):
+        item = self.each_number(lambda v: self.refusal(
+            self.c.put_item, Item={"pk": {"S": "vl"}, "n": v}))
+        nested = self.each_number(lambda v: self.refusal(
+            self.c.put_item,
+            Item={"pk": {"S": "vl"}, "n": {"M": {"x": {"L": [v]}}}}))
+        cond = self.each_number(lambda v: self.refusal(
+            self.c.put_item, Item={"pk": {"S": "vl"}},
+            ConditionExpression="attribute_not_exists(pk) OR n = :v",
+            ExpressionAttributeValues={":v": v}))
+        want = [one(m) for m in self.CURRENT]
+        self.assertEqual((item, nested, cond), (want, want, want))
+        self.assertNotIn("Item", self.c.get_item(
+            TableName=self.t, Key={"pk": {"S": "vl"}}, ConsistentRead=True))
+
+    def test_update_and_delete_numbers_enveloped(self):
+        value = self.each_number(lambda v: self.refusal(
+            self.c.update_item, Key={"pk": {"S": "vl"}},
+            UpdateExpression="SET n = :v",
+            ExpressionAttributeValues={":v": v}))
+        key = self.each_number(lambda v: self.refusal(
+            self.c.delete_item, Key={"pk": v}))
+        want = [one(m) for m in self.CURRENT]
+        self.assertEqual((value, key), (want, want))
+
+    def test_exponents_past_an_int(self):
+        cases = [("1e99999999999", OVERFLOW), ("-1e99999999999", OVERFLOW),
+                 ("1e-99999999999", UNDERFLOW), ("1e2147483648", OVERFLOW),
+                 ("1e-2147483648", UNDERFLOW)]
+        got = [self.refusal(self.c.put_item,
+                            Item={"pk": {"S": "vl"}, "n": {"N": n}})
+               for n, _ in cases]
+        self.assertEqual(got, [one(m) for _, m in cases])
+
+    def test_get_and_query_bare(self):
+        get = self.each_number(lambda v: self.refusal(
+            self.c.get_item, Key={"pk": v}))
+        query = self.each_number(lambda v: self.refusal(
+            self.c.query, KeyConditionExpression="pk = :p",
+            FilterExpression="n = :v",
+            ExpressionAttributeValues={":p": {"S": "vl"}, ":v": v}))
+        batch = self.each_number(lambda v: self.refusal(
+            self.c.batch_get_item,
+            RequestItems={self.t: {"Keys": [{"pk": v}]}}))
+        self.assertEqual((get, query, batch),
+                         (self.CURRENT, self.CURRENT, self.CURRENT))
+
+    def test_batch_write_older_wording(self):
+        got = self.each_number(lambda v: self.refusal(
+            self.c.batch_write_item, RequestItems={self.t: [
+                {"PutRequest": {"Item": {"pk": {"S": "vl"}, "n": v}}}]}))
+        self.assertEqual(got, self.OLDER)
+
+    def test_duplicates(self):
+        put = [self.refusal(self.c.put_item,
+                            Item={"pk": {"S": "vd"}, "s": d})
+               for d in self.DUPES]
+        query = [self.refusal(self.c.query, KeyConditionExpression="pk = :p",
+                              FilterExpression="s = :t",
+                              ExpressionAttributeValues={
+                                  ":p": {"S": "vd"}, ":t": d})
+                 for d in self.DUPES]
+        bw = [self.refusal(self.c.batch_write_item, RequestItems={self.t: [
+            {"PutRequest": {"Item": {"pk": {"S": "vd"}, "s": d}}}]})
+            for d in self.DUPES]
+        self.assertEqual(put, [one(m) for m in self.DUPE_CURRENT])
+        self.assertEqual(query, self.DUPE_CURRENT)
+        self.assertEqual(bw, self.DUPE_OLDER)
+
+
+@dynalite_differs("has the older, unenveloped wording")
+class WriteEnvelopeTest(E2ECase):
+    """PutItem, UpdateItem and DeleteItem report their request-validation
+    errors inside the "1 validation error detected: " envelope (eu-west-2
+    and us-east-1, 2026-10-09: paritysuite/dynamodb-conformance tests/tier3/
+    error-messages/{putItem,updateItem,deleteItem}.test.ts)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+        cls.u = unvalidated_client()
+
+    def message(self, op, **kw):
+        key = {"pk": {"S": "em-envelope"}}
+        args = dict(TableName=self.t, **kw)
+        args["Item" if op == "put_item" else "Key"] = key
+        e = self.assertError(getattr(self.u, op), "ValidationException",
+                             **args)
+        return e.response["Error"]["Message"]
+
+    def test_maps_without_expressions(self):
+        for op in ("put_item", "update_item", "delete_item"):
+            with self.subTest(op=op):
+                self.assertEqual(
+                    self.message(op, ExpressionAttributeValues={
+                        ":v": {"S": "x"}}),
+                    one("ExpressionAttributeValues can only be specified "
+                        "when using expressions"))
+                self.assertEqual(
+                    self.message(op, ExpressionAttributeNames={"#a": "a"}),
+                    one("ExpressionAttributeNames can only be specified "
+                        "when using expressions"))
+
+    def test_empty_maps_and_expression(self):
+        cond = dict(ConditionExpression="attribute_exists(a)")
+        self.assertEqual(
+            self.message("delete_item", ExpressionAttributeValues={}, **cond),
+            one("ExpressionAttributeValues must not be empty"))
+        self.assertEqual(
+            self.message("delete_item", ExpressionAttributeNames={}, **cond),
+            one("ExpressionAttributeNames must not be empty"))
+        for op in ("put_item", "delete_item"):
+            self.assertEqual(self.message(op, ConditionExpression=""),
+                             one("Invalid ConditionExpression: The "
+                                 "expression can not be empty;"))
+
+    def test_return_values(self):
+        for rv in ("ALL_NEW", "UPDATED_NEW"):
+            self.assertEqual(self.message("delete_item", ReturnValues=rv),
+                             one("ReturnValues can only be ALL_OLD or NONE"))
+
+    def test_malformed_expected(self):
+        cases = [
+            ({"a": {"Exists": True}},
+             "Value must be provided when Exists is true for Attribute: a"),
+            ({"a": {"Exists": False, "Value": {"S": "x"}}},
+             "Value cannot be used when Exists is false for Attribute: a"),
+            ({"a": {"Value": {"S": "x"}, "ComparisonOperator": "EQ",
+                    "AttributeValueList": [{"S": "x"}]}},
+             "Value and AttributeValueList cannot be used together for "
+             "Attribute: a"),
+            ({"a": {"ComparisonOperator": "EQ"}},
+             "Value or AttributeValueList must be used with "
+             "ComparisonOperator: EQ for Attribute: a"),
+            ({"a": {"ComparisonOperator": "BETWEEN",
+                    "AttributeValueList": [{"S": "x"}]}},
+             "Invalid number of argument(s) for the BETWEEN "
+             "ComparisonOperator"),
+        ]
+        for op in ("put_item", "delete_item"):
+            got = [self.message(op, Expected=exp) for exp, _ in cases]
+            self.assertEqual(got, [one(INVALID + m) for _, m in cases])
+
+    def test_undefined_value_in_condition(self):
+        self.assertEqual(
+            self.message("update_item", UpdateExpression="SET b = :w",
+                         ConditionExpression="a = :v",
+                         ExpressionAttributeValues={":w": {"S": "x"}}),
+            one("Invalid ConditionExpression: An expression attribute value "
+                "used in expression is not defined; attribute value: :v"))
+
+    def test_after_the_table_no_envelope(self):
+        self.assertEqual(
+            self.message("update_item", UpdateExpression="SET pk = :v",
+                         ExpressionAttributeValues={":v": {"S": "n"}}),
+            INVALID + "Cannot update attribute pk. This attribute is part "
+            "of the key")
+
+
+@dynalite_differs("aggregates every member error")
+class UpdateItemOrderingTest(E2ECase):
+    """validation-ordering/updateItem.test.ts and query.test.ts."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.u = unvalidated_client()
+
+    def msg(self, fn, **kw):
+        return self.assertError(fn, "ValidationException",
+                                **kw).response["Error"]["Message"]
+
+    def test_no_key_joins_member_errors(self):
+        upd = dict(UpdateExpression="SET a = :a",
+                   ExpressionAttributeValues={":a": {"S": "x"}})
+        self.assertEqual(
+            self.msg(self.u.update_item, TableName="conf_absent_tbl",
+                     AttributeUpdates={"x": {"Action": "PUT",
+                                             "Value": {"S": "1"}}},
+                     Expected={"a": {"Exists": False},
+                               "b": {"Exists": False}},
+                     ConditionalOperator="XOR"),
+            "2 validation errors detected: Value 'XOR' at "
+            "'conditionalOperator' failed to satisfy constraint: Member "
+            "must satisfy enum value set: [OR, AND]; Value null at 'key' "
+            "failed to satisfy constraint: Member must not be null")
+        self.assertEqual(
+            self.msg(self.u.update_item, TableName="", **upd),
+            "2 validation errors detected: Value '' at 'tableName' failed "
+            "to satisfy constraint: Member must have length greater than "
+            "or equal to 1; Value null at 'key' failed to satisfy "
+            "constraint: Member must not be null")
+
+    def test_with_key_stops_at_return_values(self):
+        self.assertEqual(
+            self.msg(self.u.update_item, TableName="conf_absent_tbl",
+                     Key={"pk": {"S": "test"}}, ReturnValues="INVALID",
+                     ReturnConsumedCapacity="INVALID"),
+            "1 validation error detected: Value 'INVALID' at "
+            "'returnValues' failed to satisfy constraint: Member must "
+            "satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, "
+            "UPDATED_NEW]")
+
+    def test_query_limit_and_conditional_operator(self):
+        self.assertIn("'Limit'", self.msg(
+            self.u.query, TableName="conf_absent_tbl",
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": {"S": "x"}}, Limit=0))
+        self.assertEqual(
+            self.msg(self.u.query, TableName="conf_absent_tbl",
+                     KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                           "AttributeValueList": [
+                                               {"S": "a"}]}},
+                     QueryFilter={"b": {"ComparisonOperator": "NULL"},
+                                  "c": {"ComparisonOperator": "NULL"}},
+                     ConditionalOperator="XOR", Select="BOGUS"),
+            "Failed to satisfy constraint: Member must satisfy enum value "
+            "set: [ALL, OR]")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -266,6 +266,20 @@ class AcceptanceTest(VirtualClockCase):
         # units on one partition, under its 1,000 ceiling.
         self.assertGreater(len(landed), 5, landed)
         self.assertTrue(all(len(v) * 75 <= 1000 for v in landed.values()))
+        # The per-partition view (admin API) shows where each suffix
+        # landed: the same partitions, 75 units per suffix.
+        st, hk = self.raw.admin("/shardlocal/tables/acc2/hotkeys?n=20")
+        if st == 200 and "consumed_write" in hk:
+            where = {e["key_text"]: e["partition"]
+                     for e in hk["consumed_write"]}
+            self.assertEqual(where, {"hot#%d" % s: partition_of(
+                "hot#%d" % s, nparts) for s in range(20)})
+            st, pv = self.raw.admin("/shardlocal/tables/acc2/partitions")
+            self.assertEqual(pv["partition_count"], nparts)
+            used = {p["partition"]: p["write"]["consumed_last_second"]
+                    for p in pv["partitions"]}
+            for part, suffixes in landed.items():
+                self.assertEqual(used[part], 75.0 * len(suffixes))
         # The same load on one key, a second later, throttles.
         self.raw.advance(1000)
         ok, errs = self.raw.puts("acc2", [item_of("hot", 1024)] * 1500)
@@ -492,6 +506,80 @@ class KnobTest(VirtualClockCase):
         self.assertEqual(st, 400)
         self.assertEqual(body["ThrottlingReasons"][0]["reason"],
                          "TableReadProvisionedThroughputExceeded")
+
+    def test_gsi_back_pressure_and_reads(self):
+        arn = self.create(
+            "gsit", 1000, 1000, tags={"burst-start-full": "off"},
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"},
+                                  {"AttributeName": "g",
+                                   "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[{
+                "IndexName": "byg",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+                "ProvisionedThroughput": {"ReadCapacityUnits": 1,
+                                          "WriteCapacityUnits": 1}}])
+        iarn = arn + "/index/byg"
+        self.raw.advance(1000)
+        # The GSI has banked 1 write unit: one indexed write, then
+        # back-pressure with the GSI's reason and message.
+        st, _ = self.raw.call("PutItem", {"TableName": "gsit", "Item": {
+            "pk": {"S": "a"}, "g": {"S": "x"}}})
+        self.assertEqual(st, 200)
+        st, body = self.raw.call("PutItem", {"TableName": "gsit", "Item": {
+            "pk": {"S": "b"}, "g": {"S": "x"}}})
+        self.assertEqual(st, 400)
+        self.assertEqual(body["message"], (
+            "The level of configured provisioned throughput for one or "
+            "more global secondary indexes of the table was exceeded. "
+            "Consider increasing your provisioning level for the "
+            "under-provisioned global secondary indexes with the "
+            "UpdateTable API"))
+        self.assertThrottled(body, PTEE,
+                             "IndexWriteProvisionedThroughputExceeded",
+                             iarn, "ThrottlingReasons")
+        st, r = self.raw.call("GetItem", {"TableName": "gsit",
+                                          "Key": {"pk": {"S": "b"}}})
+        self.assertNotIn("Item", r)         # nothing written
+        # Items outside the (sparse) index do not touch it.
+        ok, _ = self.raw.puts("gsit", [{"pk": {"S": "c%d" % i}}
+                                       for i in range(20)])
+        self.assertEqual(ok, 20)
+        # GSI reads use the GSI's read bucket (1 RCU banked: two
+        # eventually consistent pages), never the table's.
+        q = {"TableName": "gsit", "IndexName": "byg",
+             "KeyConditionExpression": "g = :g",
+             "ExpressionAttributeValues": {":g": {"S": "x"}}}
+        got = [self.raw.call("Query", q) for _ in range(3)]
+        self.assertEqual([g[0] for g in got], [200, 200, 400])
+        self.assertEqual(got[2][1]["ThrottlingReasons"][0]["reason"],
+                         "IndexReadProvisionedThroughputExceeded")
+        st, _ = self.raw.call("Query", {
+            "TableName": "gsit", "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": {"S": "a"}}})
+        self.assertEqual(st, 200)
+
+    def test_scan_charges_each_partition_read(self):
+        self.create("scanp")                # on-demand: 4 partitions
+        keys = ["s%03d" % i for i in range(200)]
+        self.raw.puts("scanp", [item_of(k, 4096) for k in keys])
+        self.raw.advance(1000)
+        st, r = self.raw.call("Scan", {"TableName": "scanp",
+                                       "ConsistentRead": True,
+                                       "ReturnConsumedCapacity": "TOTAL"})
+        self.assertEqual((st, r["Count"]), (200, 200))
+        st, pv = self.raw.admin("/shardlocal/tables/scanp/partitions")
+        if st != 200:
+            self.skipTest("no admin partition view")
+        per = {p["partition"]: p["read"]["consumed_last_second"]
+               for p in pv["partitions"]}
+        want = {}
+        for k in keys:
+            part = partition_of(k, 4)
+            want[part] = want.get(part, 0) + 1.0     # 4 KB = 1 RCU each
+        self.assertEqual(per, want)
+        self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 200.0)
 
     def test_fault_fraction_and_key(self):
         self.create("faulty")

@@ -973,18 +973,22 @@ static const struct kc_case kc_cases[] = {
       "Invalid condition in KeyConditionExpression: BETWEEN operator must "
       "have the key attribute as its first operand" },
     { "pk = :p AND pk = :p", false, 0, NULL, NULL,
-      "KeyConditionExpressions must only contain one condition per key" },
+      "Invalid KeyConditionExpression: KeyConditionExpressions must only "
+      "contain one condition per key" },
     { "pk = :p AND sk > :n AND sk < :n2", false, 0, NULL, NULL,
-      "KeyConditionExpressions must only contain one condition per key" },
+      "Invalid KeyConditionExpression: KeyConditionExpressions must only "
+      "contain one condition per key" },
     { "pk = :p AND sk > :n AND x < :n2", false, 0, NULL, NULL,
-      "Conditions can be of length 1 or 2 only" },
+      "The number of query conditions (3) exceeds the number of key "
+      "attributes defined in the schema (2)" },
     { "a = :n AND b = :n AND c = :n AND d = :n AND e = :n AND f = :n AND "
       "g = :n AND h = :n AND i = :n AND j = :n AND k = :n", false, 0, NULL,
-      NULL, "Conditions can be of length 1 or 2 only" },
+      NULL, "The number of query conditions (11) exceeds the number of key "
+      "attributes defined in the schema (2)" },
     { "a = :n AND b = :n AND c = :n AND d = :n AND e = :n AND f = :n AND "
       "g = :n AND h = :n AND i = :n AND j = :n AND a = :n", false, 0, NULL,
-      NULL, "KeyConditionExpressions must only contain one condition per "
-      "key" },
+      NULL, "Invalid KeyConditionExpression: KeyConditionExpressions must "
+      "only contain one condition per key" },
     { "sk = :n", false, 0, NULL, NULL,
       "Query condition missed key schema element: pk" },
     { "pk = :p AND x = :n", false, 0, NULL, NULL,

@@ -97,6 +97,13 @@ static const struct {
     { "{\"NS\": [\"1\", null]}", V, NAN_MSG },
     { "{\"N\": \"\"}", V, NAN_MSG },
     { "{\"N\": \"b\"}", V, NAN_MSG ": b" },
+    /* The older layer (Scan, BatchWriteItem, transactions): Java's int
+     * precision - scale wraps, so this overflow reads as an underflow
+     * (valueLayers.test.ts, "BatchWriteItem ... older wording"). */
+    { "{\"N\": \"1e2147483647\"}", V, "Number underflow. Attempting to store "
+      "a number with magnitude smaller than supported range" },
+    { "{\"N\": \"1e2147483646\"}", V, "Number overflow. Attempting to store a "
+      "number with magnitude larger than supported range" },
     { "{\"N\": \"1e126\"}", V, "Number overflow. Attempting to store a number "
       "with magnitude larger than supported range" },
     { "{\"N\": \"1e-131\"}", V, "Number underflow. Attempting to store a "

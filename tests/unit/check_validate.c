@@ -65,7 +65,7 @@ static const struct vcase vcases[] = {
       "2 validation errors detected: Value 'X' at 'select' failed to "
       "satisfy constraint: Member must satisfy enum value set: "
       "[SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, "
-      "ALL_PROJECTED_ATTRIBUTES]; Value '0' at 'limit' failed to satisfy "
+      "ALL_PROJECTED_ATTRIBUTES]; Value '0' at 'Limit' failed to satisfy "
       "constraint: Member must have value greater than or equal to 1" },
     { "Scan", "{\"TableName\":\"tbl\",\"Segment\":1000000,\"TotalSegments\""
               ":0}", DDB_VALIDATION,
@@ -151,6 +151,145 @@ static const struct vcase vcases[] = {
                      "kkkkkkkkkkkkkkk\",\"KeyType\":\"RANGE\"}],"
                      "\"BillingMode\":\"PAY_PER_REQUEST\"}",
       DDB_OK, NULL },
+    /* UpdateItem without a Key joins every failure, the conditional
+     * operator before the key; with a Key it stops at the first,
+     * ReturnValues first (validation-ordering/updateItem.test.ts). */
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"ConditionalOperator\":"
+                    "\"XOR\"}", DDB_VALIDATION,
+      "2 validation errors detected: Value 'XOR' at 'conditionalOperator' "
+      "failed to satisfy constraint: Member must satisfy enum value set: "
+      "[OR, AND]; Value null at 'key' failed to satisfy constraint: Member "
+      "must not be null" },
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"ReturnConsumedCapacity\":\"BAD\",\"ReturnValues\":"
+                    "\"BAD\"}", DDB_VALIDATION,
+      "1 validation error detected: Value 'BAD' at 'returnValues' failed to "
+      "satisfy constraint: Member must satisfy enum value set: [ALL_NEW, "
+      "UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]" },
+    { "UpdateItem", "{\"TableName\":\"\",\"ReturnConsumedCapacity\":\"BAD\","
+                    "\"ReturnValues\":\"BAD\"}", DDB_VALIDATION,
+      "4 validation errors detected: Value 'BAD' at 'returnConsumedCapacity' "
+      "failed to satisfy constraint: Member must satisfy enum value set: "
+      "[INDEXES, TOTAL, NONE]; Value '' at 'tableName' failed to satisfy "
+      "constraint: Member must have length greater than or equal to 1; "
+      "Value 'BAD' at 'returnValues' failed to satisfy constraint: Member "
+      "must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, "
+      "UPDATED_NEW]; Value null at 'key' failed to satisfy constraint: "
+      "Member must not be null" },
+    /* Query: Limit keeps its capital; an unknown ConditionalOperator is
+     * reported alone (validation-ordering/query.test.ts). */
+    { "Query", "{\"TableName\":\"tbl\",\"Limit\":0}", DDB_VALIDATION,
+      "1 validation error detected: Value '0' at 'Limit' failed to satisfy "
+      "constraint: Member must have value greater than or equal to 1" },
+    { "Query", "{\"TableName\":\"tbl\",\"ConditionalOperator\":\"XOR\","
+               "\"Select\":\"BOGUS\"}", DDB_VALIDATION,
+      "Failed to satisfy constraint: Member must satisfy enum value set: "
+      "[ALL, OR]" },
+    /* The write operations' request validation envelope
+     * (error-messages/{putItem,updateItem,deleteItem}.test.ts) */
+    { "DeleteItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"ExpressionAttributeValues\":{\":v\":{\"S\":\"x\"}}}",
+      DDB_VALIDATION, "1 validation error detected: ExpressionAttributeValues "
+      "can only be specified when using expressions" },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"}},"
+                 "\"ConditionExpression\":\"\"}", DDB_VALIDATION,
+      "1 validation error detected: Invalid ConditionExpression: The "
+      "expression can not be empty;" },
+    { "DeleteItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"ReturnValues\":\"UPDATED_NEW\"}", DDB_VALIDATION,
+      "1 validation error detected: ReturnValues can only be ALL_OLD or "
+      "NONE" },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"}},"
+                 "\"Expected\":{\"a\":{\"ComparisonOperator\":\"EQ\"}}}",
+      DDB_VALIDATION, "1 validation error detected: One or more parameter "
+      "values were invalid: Value or AttributeValueList must be used with "
+      "ComparisonOperator: EQ for Attribute: a" },
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"UpdateExpression\":\"SET b = :w\",\"ConditionExpression\":"
+                    "\"a = :v\",\"ExpressionAttributeValues\":{\":w\":{\"S\":"
+                    "\"x\"}}}", DDB_VALIDATION,
+      "1 validation error detected: Invalid ConditionExpression: An "
+      "expression attribute value used in expression is not defined; "
+      "attribute value: :v" },
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"UpdateExpression\":\"SET b = :w\",\"ExpressionAttribute"
+                    "Names\":{}}", DDB_VALIDATION,
+      "1 validation error detected: ExpressionAttributeNames must not be "
+      "empty" },
+    /* ... and the rest stay the handlers' (no envelope, same order). */
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"UpdateExpression\":\"SET b = :w\"}", DDB_OK, NULL },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"SS\":[]}},"
+                 "\"ConditionExpression\":\"\"}", DDB_OK, NULL },
+    { "GetItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                 "\"ProjectionExpression\":\"\"}", DDB_OK, NULL },
+    /* DynamoDB's current value layer (valueLayers.test.ts, 2026-10):
+     * PutItem, UpdateItem and DeleteItem inside the envelope... */
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"},"
+                 "\"n\":{\"N\":\"abc\"}}}", DDB_VALIDATION,
+      "1 validation error detected: The parameter cannot be converted to a "
+      "numeric value: abc" },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"n\":{\"NS\":[\"1\","
+                 "\"\"]}}}", DDB_VALIDATION,
+      "1 validation error detected: The parameter cannot be converted to a "
+      "numeric value: " },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"n\":{\"M\":{\"x\":{"
+                 "\"L\":[{\"N\":\"1e2147483647\"}]}}}}}", DDB_VALIDATION,
+      "1 validation error detected: Number overflow. Attempting to store a "
+      "number with magnitude larger than supported range" },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"n\":{\"N\":"
+                 "\"-1e99999999999\"}}}", DDB_VALIDATION,
+      "1 validation error detected: Number overflow. Attempting to store a "
+      "number with magnitude larger than supported range" },
+    { "DeleteItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"N\":"
+                    "\"1e-99999999999\"}}}", DDB_VALIDATION,
+      "1 validation error detected: Number underflow. Attempting to store a "
+      "number with magnitude smaller than supported range" },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"}},"
+                 "\"ConditionExpression\":\"s = :t\",\"ExpressionAttribute"
+                 "Values\":{\":t\":{\"SS\":[\"b\",\"a\",\"b\"]}}}",
+      DDB_VALIDATION,
+      "1 validation error detected: One or more parameter values were "
+      "invalid: Input collection [\"a\", \"b\", \"b\"] contains duplicates." },
+    { "UpdateItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"S\":\"x\"}},"
+                    "\"AttributeUpdates\":{\"s\":{\"Action\":\"PUT\","
+                    "\"Value\":{\"BS\":[\"/w==\",\"AA==\",\"AA==\"]}}}}",
+      DDB_VALIDATION,
+      "1 validation error detected: One or more parameter values were "
+      "invalid: Input collection [\"AA==\",\"/w==\",\"AA==\"]of type BS "
+      "contains duplicates." },
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"}},"
+                 "\"Expected\":{\"s\":{\"Value\":{\"NS\":[\"2\",\"1\","
+                 "\"2.0\"]}}}}", DDB_VALIDATION,
+      "1 validation error detected: One or more parameter values were "
+      "invalid: Input collection contains duplicates." },
+    /* ... GetItem, BatchGetItem and Query bare, without the
+     * ExpressionAttributeValues wrapper ... */
+    { "GetItem", "{\"TableName\":\"tbl\",\"Key\":{\"k\":{\"N\":\"\"}}}",
+      DDB_VALIDATION,
+      "The parameter cannot be converted to a numeric value: " },
+    { "BatchGetItem", "{\"RequestItems\":{\"tbl\":{\"Keys\":[{\"k\":{"
+                      "\"S\":\"a\"}},{\"k\":{\"N\":\"1e126\"}}]}}}",
+      DDB_VALIDATION, "Number overflow. Attempting to store a number with "
+      "magnitude larger than supported range" },
+    { "Query", "{\"TableName\":\"tbl\",\"KeyConditionExpression\":\"k = :p\","
+               "\"ExpressionAttributeValues\":{\":p\":{\"SS\":[\"b\",\"b\"]}}}",
+      DDB_VALIDATION, "One or more parameter values were invalid: Input "
+      "collection [\"b\", \"b\"] contains duplicates." },
+    { "Query", "{\"TableName\":\"tbl\",\"KeyConditions\":{\"k\":{"
+               "\"ComparisonOperator\":\"EQ\",\"AttributeValueList\":[{"
+               "\"N\":\"x1\"}]}}}", DDB_VALIDATION,
+      "The parameter cannot be converted to a numeric value: x1" },
+    /* ... and the rest keep the older layer, in their handlers. */
+    { "Scan", "{\"TableName\":\"tbl\",\"ExclusiveStartKey\":{\"k\":{\"N\":"
+              "\"abc\"}}}", DDB_OK, NULL },
+    { "BatchWriteItem", "{\"RequestItems\":{\"tbl\":[{\"PutRequest\":{"
+                        "\"Item\":{\"k\":{\"SS\":[\"a\",\"a\"]}}}}]}}",
+      DDB_OK, NULL },
+    /* Valid values pass. */
+    { "PutItem", "{\"TableName\":\"tbl\",\"Item\":{\"n\":{\"NS\":[\"1\","
+                 "\"1.5\"]},\"s\":{\"SS\":[\"a\",\"b\"]},\"m\":{\"M\":{"
+                 "\"x\":{\"N\":\"-0\"}}}}}", DDB_OK, NULL },
     /* Types are checked before constraints. */
     { "Query", "{\"Select\":\"BAD\",\"Limit\":true}", DDB_SERIALIZATION,
       "TRUE_VALUE cannot be converted to Integer" },
@@ -177,6 +316,58 @@ START_TEST(test_validate_cases)
     }
     ddb_err_clear(&err);
     json_decref(req);
+}
+END_TEST
+
+/* Attribute names of 65536 bytes or more, wherever a request carries
+ * one; 65535 is fine (ExtendDB issue #365, measured against DynamoDB). */
+START_TEST(test_validate_attribute_name_size)
+{
+    static const char *const shapes[][2] = {
+        { "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"},\"",
+          "\":{\"S\":\"v\"}}}" },
+        { "{\"TableName\":\"tbl\",\"Item\":{\"m\":{\"M\":{\"",
+          "\":{\"N\":\"1\"}}}}}" },
+        { "{\"TableName\":\"tbl\",\"Item\":{\"k\":{\"S\":\"x\"}},"
+          "\"ConditionExpression\":\"#n = :v\",\"ExpressionAttributeNames\":"
+          "{\"#n\":\"", "\"},\"ExpressionAttributeValues\":{\":v\":{\"S\":"
+          "\"x\"}}}" },
+    };
+    size_t len, i;
+    char *name, *text;
+    struct ddb_err err;
+
+    for (len = 65535; len <= 65536; len++) {
+        name = malloc(len + 1);
+        ck_assert_ptr_nonnull(name);
+        memset(name, 'a', len);
+        name[len] = '\0';
+        text = malloc(len + 400);
+        ck_assert_ptr_nonnull(text);
+        for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+            json_error_t jerr;
+            json_t *req;
+
+            snprintf(text, len + 400, "%s%s%s", shapes[i][0], name,
+                     shapes[i][1]);
+            req = json_loads(text, 0, &jerr);
+            ck_assert_ptr_nonnull(req);
+            ddb_err_init(&err);
+            if (len == 65535) {
+                ck_assert_msg(validate_request("PutItem", req, &err) == 0,
+                              "shape %zu: %s", i, err.msg);
+            } else {
+                ck_assert_int_eq(validate_request("PutItem", req, &err), -1);
+                ck_assert_str_eq(err.msg, "1 validation error detected: "
+                                 "Attribute name is too large, must be less "
+                                 "than 65536 bytes");
+            }
+            ddb_err_clear(&err);
+            json_decref(req);
+        }
+        free(text);
+        free(name);
+    }
 }
 END_TEST
 
@@ -258,6 +449,7 @@ validate_suite(void)
     tcase_add_loop_test(tc, test_validate_cases, 0,
                         sizeof(vcases) / sizeof(vcases[0]));
     tcase_add_test(tc, test_validate_max_ten_errors);
+    tcase_add_test(tc, test_validate_attribute_name_size);
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_add_test(tc, test_error_bodies);
