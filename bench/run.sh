@@ -6,7 +6,8 @@
 # HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem).
 #
 # Targets: canned, shardlocal (--in-memory), shardlocal-disk (temp data
-# dir), and moto (moto_server) and dynalite (npx dynalite) when installed.
+# dir; both --throttle off), shardlocal-thr (temp data dir, throttling on
+# but never triggered), and moto (moto_server) and dynalite (npx dynalite) when installed.
 # Servers and wrk are pinned to different CPUs with taskset.
 #
 # Usage: bench/run.sh [-d SECONDS] [-c CONNECTIONS] [-w "put get ..."]
@@ -23,7 +24,7 @@ cd "$ROOT" || exit 1
 DURATION=10
 CONNS=32
 WORKLOADS="put get query update mix"
-TARGETS="canned shardlocal shardlocal-disk moto dynalite"
+TARGETS="canned shardlocal shardlocal-disk shardlocal-thr moto dynalite"
 while getopts "d:c:w:t:h" opt; do
     case $opt in
     d) DURATION=$OPTARG ;;
@@ -131,13 +132,29 @@ start_target() {
         ;;
     shardlocal)
         [ -x ./shardlocal ] || return 1
-        $PIN_SRV ./shardlocal --port "$PORT" --in-memory \
+        $PIN_SRV ./shardlocal --port "$PORT" --in-memory --throttle off \
             --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
         ;;
     shardlocal-disk)
         [ -x ./shardlocal ] || return 1
-        mkdir -p "$WORK/data"
+        rm -rf "$WORK/data"; mkdir -p "$WORK/data"
         $PIN_SRV ./shardlocal --port "$PORT" --data-dir "$WORK/data" \
+            --throttle off \
+            --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
+        ;;
+    shardlocal-thr)
+        # Throttling on, with limits so high that it never triggers: the
+        # cost of metering and admission alone (compare with
+        # shardlocal-disk, which runs with --throttle off).
+        [ -x ./shardlocal ] || return 1
+        rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+        $PIN_SRV ./shardlocal --port "$PORT" --data-dir "$WORK/data" \
+            --throttle on --partition-rcu 1000000000 \
+            --partition-wcu 1000000000 \
+            --ondemand-initial-rru 1000000000 \
+            --ondemand-initial-wru 1000000000 \
+            --ondemand-table-max-rru 1000000000 \
+            --ondemand-table-max-wru 1000000000 \
             --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
         ;;
     moto)

@@ -538,5 +538,56 @@ class UpdateItemOrderingTest(E2ECase):
             "set: [ALL, OR]")
 
 
+@dynalite_differs("older key condition wording")
+class KeyConditionMessagesTest(E2ECase):
+    """error-messages/queryKeyConditionOperands.test.ts (eu-west-2,
+    2026-10)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"), range_key=("sk", "N"))
+
+    def test_two_conditions_on_the_sort_key(self):
+        self.assertValidation(
+            self.c.query, TableName=self.t,
+            KeyConditionExpression="pk = :p AND sk > :a AND sk < :b",
+            ExpressionAttributeValues={":p": {"S": "q"}, ":a": {"N": "1"},
+                                       ":b": {"N": "5"}},
+            message="Invalid KeyConditionExpression: KeyConditionExpressions "
+                    "must only contain one condition per key")
+
+    def test_more_conditions_than_key_attributes(self):
+        self.assertValidation(
+            self.c.query, TableName=self.t,
+            KeyConditionExpression="pk = :p AND sk > :a AND extra = :b",
+            ExpressionAttributeValues={":p": {"S": "q"}, ":a": {"N": "1"},
+                                       ":b": {"N": "5"}},
+            message="The number of query conditions (3) exceeds the number "
+                    "of key attributes defined in the schema (2)")
+
+    def test_operand_types(self):
+        op = ("Invalid KeyConditionExpression: Incorrect operand type for "
+              "operator or function; operator or function: %s, operand "
+              "type: %s")
+        schema = (INVALID + "Condition parameter type does not match schema "
+                  "type")
+        cases = [
+            ("pk = :p AND begins_with(sk, :v)", {":v": {"N": "1"}},
+             op % ("begins_with", "N")),
+            ("pk = :p AND begins_with(sk, :v)", {":v": {"S": "a"}}, schema),
+            ("pk = :p AND :v >= sk", {":v": {"BOOL": True}},
+             op % (">=", "BOOL")),
+            ("pk = :p AND sk = :v", {":v": {"BOOL": True}}, schema),
+        ]
+        for kce, vals, msg in cases:
+            with self.subTest(kce=kce, vals=vals):
+                self.assertValidation(
+                    self.c.query, TableName=self.t,
+                    KeyConditionExpression=kce,
+                    ExpressionAttributeValues=dict(vals, **{":p": {"S": "q"}}),
+                    message=msg)
+
+
 if __name__ == "__main__":
     unittest.main()
