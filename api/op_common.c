@@ -212,9 +212,8 @@ op_table_open(struct api_ctx *ctx, const json_t *req, struct op_table *ot,
     int rc = -1;
 
     memset(ot, 0, sizeof(*ot));
-    /* One description copy per request: op_table.c hands us the one it
-     * already made to check TableStatus. */
-    if (api_open_table_desc(ctx, req, &ot->t, &desc, err) != 0) {
+    /* No description copy per request: only the key schema is read. */
+    if (api_open_table_ref(ctx, req, &ot->t, &desc, err) != 0) {
         ot->t = NULL;
         return -1;
     }

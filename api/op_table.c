@@ -2424,6 +2424,52 @@ api_open_table_desc(struct api_ctx *ctx, const json_t *req,
     return 0;
 }
 
+/*
+ * The data-plane hot path: like api_open_table_desc(), but *desc is the
+ * store's shared description (stable_desc_ref: read-only, no copy) when no
+ * status transition is due, which is every request but the first after a
+ * CREATING/UPDATING/DELETING period ends; that one takes the slow path.
+ */
+int
+api_open_table_ref(struct api_ctx *ctx, const json_t *req,
+                   struct stable **t, json_t **desc, struct ddb_err *err)
+{
+    const char *param, *status;
+    char name[1100];
+    struct stable *tab;
+    json_t *d, *until;
+
+    param = req_table_name(req, err);
+    if (param == NULL)
+        return -1;
+    if (!name_from_param(ctx, param, name, sizeof(name)))
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                           "Requested resource not found");
+    tab = storage_table_get(ctx->srv->st, name);
+    if (tab == NULL)
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                           "Requested resource not found");
+    d = stable_desc_ref(tab);
+    until = json_object_get(d, PRIV_UNTIL);
+    if (d == NULL || (json_is_integer(until) &&
+                      (uint64_t)json_integer_value(until) <= req_now_ms(ctx))) {
+        json_decref(d);
+        stable_release(tab);
+        return api_open_table_desc(ctx, req, t, desc, err);
+    }
+    status = desc_str(d, "TableStatus");
+    if (status != NULL && (strcmp(status, "CREATING") == 0 ||
+                           strcmp(status, "DELETING") == 0)) {
+        json_decref(d);
+        stable_release(tab);
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                           "Requested resource not found");
+    }
+    *t = tab;
+    *desc = d;
+    return 0;
+}
+
 int
 api_open_table(struct api_ctx *ctx, const json_t *req, struct stable **t,
                struct ddb_err *err)

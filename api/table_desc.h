@@ -18,5 +18,10 @@
 int api_open_table_desc(struct api_ctx *ctx, const json_t *req,
                         struct stable **t, json_t **desc,
                         struct ddb_err *err);
+/* The same, but *desc is a read-only reference to the store's description
+ * (no copy when no status transition is due): never modify it. */
+int api_open_table_ref(struct api_ctx *ctx, const json_t *req,
+                       struct stable **t, json_t **desc,
+                       struct ddb_err *err);
 
 #endif
