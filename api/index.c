@@ -550,6 +550,15 @@ index_mutate(const struct index_set *s, struct stable *base,
              const struct item_key *k, stable_mutate_fn *fn, void *arg,
              double *units, struct ddb_err *err)
 {
+    return index_mutate_gated(s, base, k, fn, arg, NULL, NULL, units, err);
+}
+
+int
+index_mutate_gated(const struct index_set *s, struct stable *base,
+                   const struct item_key *k, stable_mutate_fn *fn,
+                   void *arg, index_gate_fn *gate, void *gate_arg,
+                   double *units, struct ddb_err *err)
+{
     struct index_plan *p = NULL;
     struct stxn_op *ops = NULL;
     struct index_guard b;
@@ -583,6 +592,11 @@ index_mutate(const struct index_set *s, struct stable *base,
         }
         if (index_plan(s, snap, nitem, p, err) != 0) {
             json_decref(nitem);
+            goto out;
+        }
+        if (gate != NULL && gate(gate_arg, snap, nitem, p, err) != 0) {
+            json_decref(nitem);
+            index_plan_fini(p);
             goto out;
         }
         memset(&b, 0, sizeof(b));
@@ -671,6 +685,112 @@ index_collection_metrics(const struct index_set *s, struct stable *base,
                      s->base.hash_name,
                      json_object_get(item, s->base.hash_name),
                      "SizeEstimateRangeGB", (double)lo, (double)lo + 1.0);
+}
+
+bool
+index_set_has_lsi(const struct index_set *s)
+{
+    size_t i;
+
+    for (i = 0; s != NULL && i < s->n; i++)
+        if (!s->idx[i].global && s->idx[i].t != NULL)
+            return true;
+    return false;
+}
+
+/* The size of item's row in LSI d (0 when the item is not in it). */
+static int64_t
+lsi_row_size(const struct index_def *d, const struct key_schema *base,
+             const json_t *item, struct item_key *scratch)
+{
+    struct ddb_err e;
+    json_t *row;
+    int64_t n = 0;
+
+    if (item == NULL)
+        return 0;
+    ddb_err_init(&e);
+    if (index_row_key(d, base, item, scratch, &e) == 1) {
+        row = index_project(d, base, item);
+        n = (int64_t)item_size(row);
+        json_decref(row);
+    }
+    ddb_err_clear(&e);
+    return n;
+}
+
+int
+index_collection_check(const struct index_set *s, struct stable *base,
+                       const struct item_key *k, const json_t *old,
+                       const json_t *new_item, uint64_t limit,
+                       struct ddb_err *err)
+{
+    struct item_key *scratch = NULL;
+    uint64_t count, bytes, bound = 0, total = 0;
+    int64_t delta;
+    struct ddb_err e;
+    size_t i;
+    int rc = -1;
+
+    if (limit == 0 || !index_set_has_lsi(s))
+        return 0;
+    scratch = malloc(sizeof(*scratch));
+    if (scratch == NULL)
+        abort();
+    delta = (new_item != NULL ? (int64_t)item_size(new_item) : 0) -
+            (old != NULL ? (int64_t)item_size(old) : 0);
+    for (i = 0; i < s->n; i++)
+        if (!s->idx[i].global && s->idx[i].t != NULL)
+            delta += lsi_row_size(&s->idx[i], &s->base, new_item, scratch) -
+                     lsi_row_size(&s->idx[i], &s->base, old, scratch);
+    if (delta <= 0) {
+        rc = 0;                     /* shrinking (or same size) always fits */
+        goto out;
+    }
+    /* Upper bound first: the collection lives inside the partitions that
+     * own its key, in the table and in each LSI. */
+    ddb_err_init(&e);
+    count = bytes = 0;
+    if (stable_part_stats(base, stable_part_of(base, k->hash), &count,
+                          &bytes, &e) == 0)
+        bound += bytes;
+    else
+        bound = UINT64_MAX / 2;
+    ddb_err_clear(&e);
+    for (i = 0; i < s->n && bound < UINT64_MAX / 2; i++) {
+        struct stable *lt = s->idx[i].t;
+
+        if (s->idx[i].global || lt == NULL)
+            continue;
+        count = bytes = 0;
+        if (stable_part_stats(lt, stable_part_of(lt, k->hash), &count,
+                              &bytes, &e) == 0)
+            bound += bytes;
+        else
+            bound = UINT64_MAX / 2;
+        ddb_err_clear(&e);
+    }
+    if (bound + (uint64_t)delta <= limit) {
+        rc = 0;
+        goto out;
+    }
+    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
+                     &total, err) < 0)
+        goto out;
+    for (i = 0; i < s->n; i++)
+        if (!s->idx[i].global && s->idx[i].t != NULL &&
+            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
+                         sum_row, &total, err) < 0)
+            goto out;
+    if (total + (uint64_t)delta > limit) {
+        ddb_err_set(err, DDB_ITEM_COLLECTION_SIZE_LIMIT, "%s",
+                    INDEX_COLLECTION_MSG);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(scratch);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------

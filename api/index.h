@@ -131,6 +131,40 @@ int index_mutate(const struct index_set *s, struct stable *base,
                  double *units, struct ddb_err *err);
 
 /*
+ * index_mutate() with a gate: gate (may be NULL) runs under the same
+ * optimistic read, after index_plan() and before the stable_txn(), with
+ * the current item old, the new item and the plan; a non-zero return
+ * aborts the write with err as the gate set it, nothing written. It runs
+ * again on every retry (so it must reset what it admitted), and not at
+ * all when fn fails (a failed condition) or leaves the item alone. GSI
+ * back-pressure and the item collection limit use it (op_common.c
+ * op_write_gate_fn).
+ */
+typedef int index_gate_fn(void *arg, const json_t *old,
+                          const json_t *new_item, const struct index_plan *p,
+                          struct ddb_err *err);
+int index_mutate_gated(const struct index_set *s, struct stable *base,
+                       const struct item_key *k, stable_mutate_fn *fn,
+                       void *arg, index_gate_fn *gate, void *gate_arg,
+                       double *units, struct ddb_err *err);
+
+/*
+ * The 10 GB item collection limit of tables with LSIs: would the write
+ * old -> new_item (either may be NULL) of base key k grow its item
+ * collection (base items plus their LSI rows) past limit bytes (0: no
+ * limit)? -1 with ItemCollectionSizeLimitExceededException "Collection
+ * size exceeded." if so; shrinking writes always pass. Cheap unless the
+ * partitions holding the collection are near the limit.
+ */
+#define INDEX_COLLECTION_MSG "Collection size exceeded."
+int index_collection_check(const struct index_set *s, struct stable *base,
+                           const struct item_key *k, const json_t *old,
+                           const json_t *new_item, uint64_t limit,
+                           struct ddb_err *err);
+/* True when s has a local secondary index. */
+bool index_set_has_lsi(const struct index_set *s);
+
+/*
  * For writers that batch several items into one stable_txn() themselves
  * (TransactWriteItems): read each item first (stable_txn_get), decide its
  * new item, append index_plan()'s ops for it, and give the base item's op

@@ -997,13 +997,15 @@ key_attr(const json_t *item, const char *name, char type, bool is_hash,
     if (!json_is_string(v))
         return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
     len = json_string_length(v);
+    /* Items and Key maps alike: "One or more parameter values are not
+     * valid." (UpdateItem and DeleteItem Keys, real DynamoDB 2026:
+     * paritysuite/dynamodb-conformance error-messages/updateItem.test.ts,
+     * deleteItem.test.ts; dynalite recorded "were invalid:" for Keys). */
     if (type != 'N' && len == 0)
         return ddb_err_set(err, DDB_VALIDATION,
-                           "%s The AttributeValue for a key attribute cannot "
+                           "One or more parameter values are not valid. The "
+                           "AttributeValue for a key attribute cannot "
                            "contain an empty %s value. Key: %s",
-                           is_key_map
-                               ? "One or more parameter values were invalid:"
-                               : "One or more parameter values are not valid.",
                            type == 'S' ? "string" : "binary", name);
     if (type == 'B')
         len = b64_len(json_string_value(v), len);

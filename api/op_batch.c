@@ -699,9 +699,44 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
         struct bw_request *r = &bt->reqs[i];
         struct bw_arg a = { .r = r };
 
-        if (!batch_admit(&bt->ot, &r->k, true,
-                         r->is_put ? capacity_write_units(r->size) : 1.0,
-                         p)) {
+        bool refused = !batch_admit(&bt->ot, &r->k, true,
+                                    r->is_put ? capacity_write_units(r->size)
+                                              : 1.0,
+                                    p);
+
+        if (!refused && bt->has_idx) {
+            double u[INDEX_MAX];
+            struct op_write_gate w;
+            size_t j;
+            int rc;
+
+            /* GSI back-pressure (throttling.md 5): a GSI partition out of
+             * write capacity sends the item to UnprocessedItems. */
+            op_write_gate_init(&w, p->ctx, bt->ot.name, &bt->set, bt->ot.t,
+                               &r->k);
+            rc = index_mutate_gated(&bt->set, bt->ot.t, &r->k, bw_fn, &a,
+                                    p->ctx != NULL ? op_write_gate_fn : NULL,
+                                    &w, u, err);
+            if (rc == 0)
+                op_gsi_gate_charge(p->ctx, &w.g);
+            op_gsi_gate_fini(&w.g);
+            if (rc != 0 && !w.throttled) {
+                batch_charge(p, 0);
+                return -1;
+            }
+            if (rc != 0) {
+                p->th.admitted = false;     /* nothing ran: no charge */
+                ddb_err_clear(&p->refusal);
+                throttle_batch_err(w.g.refused, THROTTLE_WRITE, w.g.cause,
+                                   &p->refusal);
+                ddb_err_clear(err);
+                refused = true;
+            } else {
+                for (j = 0; j < bt->set.n && j < INDEX_MAX; j++)
+                    bt->idx_units[j] += u[j];
+            }
+        }
+        if (refused) {
             p->refused++;
             if (list == NULL) {
                 list = json_array();
@@ -712,16 +747,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
             continue;
         }
         if (bt->has_idx) {
-            double u[INDEX_MAX];
-            size_t j;
-
-            if (index_mutate(&bt->set, bt->ot.t, &r->k, bw_fn, &a, u,
-                             err) != 0) {
-                batch_charge(p, 0);
-                return -1;
-            }
-            for (j = 0; j < bt->set.n && j < INDEX_MAX; j++)
-                bt->idx_units[j] += u[j];
+            /* written above */
         } else if (stable_mutate(bt->ot.t, &r->k, bw_fn, &a, err) != 0) {
             batch_charge(p, 0);
             return -1;

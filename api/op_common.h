@@ -213,14 +213,69 @@ int op_throttle_admit_index(struct api_ctx *ctx, const char *table,
  * an array (NULL when s has no GSI) that op_throttle_gsi_charge pays with
  * the per-index units (index_mutate's, set order) and frees; on a
  * rejection -1 with the GSI's throttling exception, nothing to charge.
- * Only PutItem knows its new item up front: UpdateItem, DeleteItem,
- * batches and transactions do not admit on (or charge) their GSIs yet.
+ * Superseded by op_gsi_gate / op_write_gate, which every write path now
+ * uses (they see the old row's partition too); kept for callers of this
+ * interface.
  */
 int op_throttle_gsi_admit(struct api_ctx *ctx, const char *table,
                           const struct index_set *s, const json_t *item,
                           struct op_throttle **out, struct ddb_err *err);
 void op_throttle_gsi_charge(struct api_ctx *ctx, const struct index_set *s,
                             struct op_throttle *th, const double *units);
+/*
+ * GSI back-pressure of one planned base-item write, for every write path
+ * (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems):
+ * each index row the plan writes (index_plan: the old row's delete on its
+ * partition, the new row's put on its) must find write capacity on its
+ * GSI partition; LSIs share the table's capacity and admit nothing here.
+ * op_gsi_gate_admit forgets any earlier admission (a retried plan), then
+ * admits; on a refusal -1 with err set to the GSI's throttling exception
+ * (Index... reason, index ARN), g->refused/g->cause naming it (for batch
+ * and transaction reasons), and nothing pending. op_gsi_gate_charge pays
+ * what was admitted: each row's write units (index_plan's per-index units)
+ * times mult (2 in transactions). op_gsi_gate_fini frees; it pays nothing.
+ */
+struct op_gsi_gate {
+    size_t n;                       /* tickets in th */
+    struct op_throttle *th;         /* owned: 2 * INDEX_MAX tickets */
+    double units[2 * INDEX_MAX];    /* what each ticket pays */
+    struct throttle_table *refused; /* borrowed: the GSI that refused */
+    enum throttle_cause cause;      /* its cause (THROTTLE_OK: none) */
+};
+void op_gsi_gate_init(struct op_gsi_gate *g);
+int op_gsi_gate_admit(struct api_ctx *ctx, const char *table,
+                      const struct index_set *s, const struct index_plan *p,
+                      double mult, struct op_gsi_gate *g,
+                      struct ddb_err *err);
+void op_gsi_gate_charge(struct api_ctx *ctx, struct op_gsi_gate *g);
+void op_gsi_gate_fini(struct op_gsi_gate *g);
+
+/*
+ * The index_gate_fn of single-item writes (op_item.c, op_batch.c): GSI
+ * back-pressure (op_gsi_gate_admit into w->g), then the item collection
+ * limit (--item-collection-limit, tables with LSIs). Fill the inputs,
+ * op_gsi_gate_init(&w->g), pass it to index_mutate_gated(); afterwards
+ * op_gsi_gate_charge (the write happened) and op_gsi_gate_fini.
+ * w->throttled tells a GSI refusal (the request then changed nothing and
+ * must not pay its base-table admission either) from other failures.
+ */
+struct op_write_gate {
+    struct api_ctx *ctx;            /* borrowed */
+    const char *table;              /* borrowed: the base table's name */
+    const struct index_set *s;      /* borrowed */
+    struct stable *base;            /* borrowed */
+    const struct item_key *k;       /* borrowed: the base item's key */
+    struct op_gsi_gate g;
+    bool throttled;                 /* out: a GSI refused the write */
+};
+void op_write_gate_init(struct op_write_gate *w, struct api_ctx *ctx,
+                        const char *table, const struct index_set *s,
+                        struct stable *base, const struct item_key *k);
+int op_write_gate_fn(void *arg, const json_t *old, const json_t *new_item,
+                     const struct index_plan *p, struct ddb_err *err);
+/* The --item-collection-limit in bytes (0: none). */
+uint64_t op_item_collection_limit(const struct api_ctx *ctx);
+
 /* Without raising an error: the cause (THROTTLE_OK when admitted), for
  * batch and transaction items; on a rejection th->tt is set (for
  * throttle_batch_err / throttle_txn_code) and nothing else happens. */

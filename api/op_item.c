@@ -70,6 +70,8 @@ struct idx_state {
     bool has;                       /* the table has secondary indexes */
     struct index_set set;           /* opened when has */
     double units[INDEX_MAX];        /* index write units of the write */
+    struct op_write_gate gate;      /* GSI back-pressure and the item
+                                       collection limit (op_common.h) */
 };
 
 static int
@@ -90,18 +92,39 @@ idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
 static void
 idx_close(struct idx_state *is)
 {
+    op_gsi_gate_fini(&is->gate.g);
     if (is->has)
         index_set_close(&is->set);
 }
 
+/*
+ * Write key k through fn. With indexes, the write is planned from the
+ * current item and, before it commits, every GSI partition it would
+ * change must have write capacity (throttling.md 5, GSI back-pressure)
+ * and an LSI item collection must stay under the limit: a refusal
+ * changes nothing. th is the request's base-table admission: a GSI
+ * refusal cancels it (the request consumed nothing). The GSI units are
+ * paid here once the write happened.
+ */
 static int
-idx_mutate(struct idx_state *is, const struct op_table *ot,
-           const struct item_key *k, stable_mutate_fn *fn, void *arg,
+idx_mutate(struct api_ctx *ctx, struct idx_state *is,
+           const struct op_table *ot, const struct item_key *k,
+           stable_mutate_fn *fn, void *arg, struct op_throttle *th,
            struct ddb_err *err)
 {
+    int rc;
+
     if (!is->has)
         return stable_mutate(ot->t, k, fn, arg, err);
-    return index_mutate(&is->set, ot->t, k, fn, arg, is->units, err);
+    op_write_gate_init(&is->gate, ctx, ot->name, &is->set, ot->t, k);
+    rc = index_mutate_gated(&is->set, ot->t, k, fn, arg, op_write_gate_fn,
+                            &is->gate, is->units, err);
+    if (rc == 0)
+        op_gsi_gate_charge(ctx, &is->gate.g);
+    else if (is->gate.throttled)
+        th->admitted = false;       /* throttled: nothing ran, no charge */
+    op_gsi_gate_fini(&is->gate.g);
+    return rc;
 }
 
 /* ConsumedCapacity: the table's write units plus, with indexes, theirs
@@ -196,7 +219,7 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct item_key k;
     struct put_arg a = { 0 };
     struct idx_state is = { 0 };
-    struct op_throttle th, *gth = NULL;
+    struct op_throttle th;
     json_t *item = NULL, *out = NULL;
     size_t size = 0;
     int rc = -1;
@@ -239,12 +262,11 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.item = item;
     a.size = size;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
-    /* Throttling: the GSIs the item lands in, then the table. */
-    if ((is.has && op_throttle_gsi_admit(ctx, ot.name, &is.set, item, &gth,
-                                         err) != 0) ||
-        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
+    /* Throttling: the table, then (planned from the current item) the
+     * GSI partitions the write changes. */
+    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
                           capacity_write_units(size), &th, err) != 0 ||
-        idx_mutate(&is, &ot, &k, put_fn, &a, err) != 0)
+        idx_mutate(ctx, &is, &ot, &k, put_fn, &a, &th, err) != 0)
         goto out;
 
     out = json_object();
@@ -262,7 +284,6 @@ out:
     /* A failed condition still consumed (throttling.md 2). */
     op_throttle_charge(ctx, &th, capacity_write_units(
                                      size > a.old_size ? size : a.old_size));
-    op_throttle_gsi_charge(ctx, is.has ? &is.set : NULL, gth, is.units);
     json_decref(out);
     json_decref(a.old);
     json_decref(item);
@@ -531,7 +552,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.rv = rv_mode_of(req);
     if (idx_open(ctx, &ot, &is, err) != 0 ||
         op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
-        idx_mutate(&is, &ot, &k, update_fn, &a, err) != 0)
+        idx_mutate(ctx, &is, &ot, &k, update_fn, &a, &th, err) != 0)
         goto out;
 
     out = json_object();
@@ -642,7 +663,7 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
     if (idx_open(ctx, &ot, &is, err) != 0 ||
         op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
-        idx_mutate(&is, &ot, &k, delete_fn, &a, err) != 0)
+        idx_mutate(ctx, &is, &ot, &k, delete_fn, &a, &th, err) != 0)
         goto out;
 
     out = json_object();

@@ -817,20 +817,34 @@ clean_list(const json_t *list, const char *second)
     return out;
 }
 
-/* ceil(RCU/3000 + WCU/1000), at least 1 (throttling.md 1), capped. */
+/*
+ * ceil(RCU/partition_rcu + WCU/partition_wcu), at least 1 (throttling.md
+ * 1), capped: with the server's throttle limits (so --throttle-scale 0.01
+ * makes a 10 WCU partition and a 20 WCU table starts with 2 partitions,
+ * the same ceilings splits use) and any "shardlocal:" knobs among tags
+ * (a Tags list, borrowed, may be NULL). test_seeds.py
+ * test_initial_partitions_scaled shows it.
+ */
 static unsigned
-initial_parts(bool on_demand, long long r, long long w)
+initial_parts(const struct api_ctx *ctx, const json_t *tags, bool on_demand,
+              long long r, long long w)
 {
-    long long n;
+    struct throttle_limits lim;
+    unsigned n;
 
     if (on_demand)
         return 4;
-    n = (r + 3 * w + 2999) / 3000;
+    if (ctx->srv != NULL && ctx->srv->throttle != NULL)
+        throttle_registry_limits(ctx->srv->throttle, &lim);
+    else
+        throttle_limits_default(&lim);
+    throttle_limits_apply_tags(&lim, tags);
+    n = throttle_limits_partitions(&lim, (double)r, (double)w);
     if (n < 1)
         n = 1;
-    if (n > (long long)PARTS_MAX)
+    if (n > PARTS_MAX)
         n = PARTS_MAX;
-    return (unsigned)n;
+    return n;
 }
 
 /* WarmThroughput as DynamoDB shows it: what the partitions serve at once. */
@@ -1196,7 +1210,7 @@ projection_desc(const json_t *proj)
 static json_t *
 index_desc_new(const struct api_ctx *ctx, const char *table,
                const json_t *idx, bool global, bool on_demand,
-               const char *status, unsigned *nparts)
+               const char *status, const json_t *tags, unsigned *nparts)
 {
     const char *iname = desc_str(idx, "IndexName");
     const json_t *pt = json_object_get(idx, "ProvisionedThroughput");
@@ -1224,7 +1238,7 @@ index_desc_new(const struct api_ctx *ctx, const char *table,
                                       "NumberOfDecreasesToday", (json_int_t)0,
                                       "ReadCapacityUnits", (json_int_t)r,
                                       "WriteCapacityUnits", (json_int_t)w));
-        *nparts = initial_parts(on_demand, r, w);
+        *nparts = initial_parts(ctx, tags, on_demand, r, w);
         if (on_demand && member_present(idx, "OnDemandThroughput")) {
             ddb_err_init(&e);
             odt = read_on_demand(json_object_get(idx, "OnDemandThroughput"),
@@ -1303,6 +1317,7 @@ add_index_descs(const struct api_ctx *ctx, const json_t *req, json_t *desc,
             json_array_append_new(out, index_desc_new(
                 ctx, table, idx, i == 0, on_demand,
                 status != NULL ? status : "ACTIVE",
+                json_object_get(req, "Tags"),
                 i == 0 && j < INDEX_GSI_MAX ? &gparts[j] : &lp));
         json_object_set_new(desc, lists[i], out);
     }
@@ -1389,7 +1404,8 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
 
     /* The description. */
-    nparts = initial_parts(on_demand, r, w);
+    nparts = initial_parts(ctx, json_object_get(req, "Tags"), on_demand,
+                           r, w);
     api_table_arn(ctx, name, arn, sizeof(arn));
     uuid4(id);
     desc = json_object();
@@ -1797,7 +1813,8 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
 
     /* CREATING (and Backfilling) while the backfill runs, so queries
      * never see a half-built index. */
-    gd = index_desc_new(ctx, table, a, true, on_demand, "CREATING", &nparts);
+    gd = index_desc_new(ctx, table, a, true, on_demand, "CREATING",
+                        json_object_get(desc, PRIV_TAGS), &nparts);
     json_object_set_new(gd, "Backfilling", json_true());
     index_table_name(table, iname, hidden, sizeof(hidden));
     {

@@ -47,6 +47,10 @@ struct titem {
     struct index_plan *plan;        /* owned; this round's index writes */
     json_t *snap;                   /* owned: the snapshot of the item */
     bool stale;                     /* the guard found the item changed */
+    /* GSI back-pressure and the item collection limit, checked on this
+     * round's plan before anything is written */
+    struct op_gsi_gate gate;        /* admitted GSI partitions */
+    enum { TG_OK, TG_THROTTLED, TG_COLLECTION } gate_fail;
 };
 
 /* ------------------------------------------------------------------------
@@ -80,6 +84,7 @@ titem_fini(struct titem *ti)
         free(ti->set);
     }
     json_decref(ti->snap);
+    op_gsi_gate_fini(&ti->gate);
 }
 
 static struct titem *
@@ -529,9 +534,18 @@ guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
 /* Snapshot every indexed item and plan its index writes. Items whose
  * action fails on the snapshot get no plan: under the locks the action
  * fails again (a cancellation reason), or the guard sees a change. */
+static int canceled(json_t *reasons, struct ddb_err *err);
+
+/*
+ * Then, per planned item, GSI back-pressure (every GSI partition the plan
+ * writes needs write capacity; the units are paid doubled once the
+ * transaction commits) and the LSI item collection limit: a refusal sets
+ * ti->gate_fail, and the caller cancels the transaction before anything
+ * is written (throttling.md 5).
+ */
 static int
-plan_indexes(struct titem *ti, const struct item_key *keys, size_t n,
-             struct ddb_err *err)
+plan_indexes(struct api_ctx *ctx, struct titem *ti,
+             const struct item_key *keys, size_t n, struct ddb_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         json_t *nitem = NULL;
@@ -546,9 +560,12 @@ plan_indexes(struct titem *ti, const struct item_key *keys, size_t n,
         json_decref(ti[i].snap);
         ti[i].snap = NULL;
         ti[i].stale = false;
+        ti[i].gate_fail = TG_OK;
+        ddb_err_init(&e);
+        op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+                          &ti[i].gate, &e);         /* forget last round's */
         if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
             return -1;
-        ddb_err_init(&e);
         rc = txn_fn(&ti[i], ti[i].snap, &nitem, &nsize, &keep, &e);
         ddb_err_clear(&e);
         if (rc == 0 && !keep &&
@@ -556,9 +573,109 @@ plan_indexes(struct titem *ti, const struct item_key *keys, size_t n,
             json_decref(nitem);
             return -1;
         }
+        if (rc == 0 && !keep) {
+            if (op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, ti[i].plan,
+                                  2.0, &ti[i].gate, &e) != 0) {
+                ti[i].gate_fail = TG_THROTTLED;
+            } else if (index_collection_check(ti[i].set, ti[i].ot.t,
+                                              &keys[i], ti[i].snap, nitem,
+                                              op_item_collection_limit(ctx),
+                                              &e) != 0) {
+                if (e.type != DDB_ITEM_COLLECTION_SIZE_LIMIT) {
+                    ddb_err_clear(err);
+                    *err = e;       /* moves e.extra */
+                    json_decref(nitem);
+                    return -1;
+                }
+                ti[i].gate_fail = TG_COLLECTION;
+            }
+            ddb_err_clear(&e);
+        }
         json_decref(nitem);
     }
     return 0;
+}
+
+/* A gate refused some item of this round: err = TransactionCanceled with
+ * that item's reason (ProvisionedThroughputExceeded / ThrottlingError for
+ * a GSI out of write capacity, ItemCollectionSizeLimitExceeded), None for
+ * the others; every gate admission is forgotten. Returns 0 when no gate
+ * refused. *throttled tells whether a GSI refused (the transaction then
+ * consumed nothing). */
+static int
+gate_cancel(struct api_ctx *ctx, struct titem *ti, size_t n,
+            bool *throttled, struct ddb_err *err)
+{
+    json_t *reasons;
+    bool any = false;
+
+    *throttled = false;
+    for (size_t i = 0; i < n; i++)
+        any = any || ti[i].gate_fail != TG_OK;
+    if (!any)
+        return 0;
+    reasons = json_array();
+    for (size_t i = 0; i < n; i++) {
+        struct ddb_err e;
+        json_t *r;
+
+        ddb_err_init(&e);
+        if (ti[i].gate_fail == TG_THROTTLED) {
+            *throttled = true;
+            throttle_err(ti[i].gate.refused, THROTTLE_WRITE, ti[i].gate.cause,
+                         &e);
+            r = json_pack("{s:s, s:s}", "Code",
+                          throttle_txn_code(ti[i].gate.refused,
+                                            ti[i].gate.cause),
+                          "Message", e.msg);
+        } else if (ti[i].gate_fail == TG_COLLECTION) {
+            r = json_pack("{s:s, s:s}", "Code",
+                          "ItemCollectionSizeLimitExceeded", "Message",
+                          INDEX_COLLECTION_MSG);
+        } else {
+            r = json_pack("{s:s}", "Code", "None");
+        }
+        ddb_err_clear(&e);
+        json_array_append_new(reasons, r);
+        if (ti[i].set != NULL)
+            op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+                              &ti[i].gate, &e);
+        ddb_err_clear(&e);
+    }
+    return canceled(reasons, err);
+}
+
+/* ItemCollectionMetrics of a committed transaction (ReturnItemCollection
+ * Metrics SIZE): per table with an LSI, one entry per item written to it,
+ * as BatchWriteItem lists them. NULL when there is none. */
+static json_t *
+txn_collection_metrics(const struct titem *ti, const struct item_key *keys,
+                       size_t n, struct ddb_err *err)
+{
+    json_t *out = NULL;
+
+    for (size_t i = 0; i < n; i++) {
+        const json_t *keyed = ti[i].item != NULL ? ti[i].item : ti[i].key;
+        json_t *m, *list;
+
+        if (ti[i].kind == TK_CHECK || !index_set_has_lsi(ti[i].set))
+            continue;
+        m = index_collection_metrics(ti[i].set, ti[i].ot.t, &keys[i], keyed,
+                                     err);
+        if (m == NULL) {
+            json_decref(out);
+            return NULL;
+        }
+        if (out == NULL)
+            out = json_object();
+        list = json_object_get(out, ti[i].ot.name);
+        if (list == NULL) {
+            list = json_array();
+            json_object_set_new(out, ti[i].ot.name, list);
+        }
+        json_array_append_new(list, m);
+    }
+    return out;
 }
 
 /* Index write units of item i, per index of its set, doubled. */
@@ -788,8 +905,17 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
                         "ongoing for the item");
             goto out;
         }
-        if (plan_indexes(ti, keys, n, err) != 0)
+        if (plan_indexes(ctx, ti, keys, n, err) != 0)
             goto out;
+        {
+            bool throttled;
+
+            if (gate_cancel(ctx, ti, n, &throttled, err) != 0) {
+                for (size_t i = 0; throttled && i < n; i++)
+                    op_throttle_charge(ctx, &th[i], 0); /* nothing ran */
+                goto out;
+            }
+        }
         for (size_t i = 0; i < n; i++) {
             ops[i].t = ti[i].ot.t;
             ops[i].k = keys[i];
@@ -836,10 +962,21 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         cap_add(rcap, &nrc, ti[i].ot.name,
                 2 * capacity_read_units(big, true), 0);
     }
+    for (size_t i = 0; i < n; i++)
+        op_gsi_gate_charge(ctx, &ti[i].gate);
     out = json_object();
     cc = cap_json(req, cap, nc);
     if (cc != NULL)
         json_object_set_new(out, "ConsumedCapacity", cc);
+    if (str_eq(json_object_get(req, "ReturnItemCollectionMetrics"),
+               "SIZE")) {
+        json_t *m = txn_collection_metrics(ti, keys, n, err);
+
+        if (m == NULL && err->type != DDB_OK)
+            goto out;
+        if (m != NULL)
+            json_object_set_new(out, "ItemCollectionMetrics", m);
+    }
     *resp = out;
     out = NULL;
     ok = true;

@@ -87,6 +87,9 @@ static const struct conf_key conf_keys[] = {
     { "split-size", K_SIZE, F(split_size), 0, 0,
       "a partition holding more bytes splits in two; suffixes KB, MB, GB "
       "(default 10GB)" },
+    { "item-collection-limit", K_SIZE, F(item_collection_limit), 0, 0,
+      "largest item collection of a table with LSIs; suffixes KB, MB, GB "
+      "(default 10GB)" },
 };
 
 #define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -113,6 +116,7 @@ conf_defaults(struct conf *c)
     throttle_limits_default(&c->throttle);
     c->virtual_clock = false;
     c->split_size = (uint64_t)10 << 30;
+    c->item_collection_limit = (uint64_t)10 << 30;
 }
 
 static const struct conf_key *

@@ -28,6 +28,9 @@ struct conf {
     bool virtual_clock;             /* time moves only via /shardlocal/clock */
     uint64_t split_size;            /* bytes: a bigger partition splits
                                        (default 10 GB) */
+    uint64_t item_collection_limit; /* bytes: an LSI item collection may
+                                       not grow past this (default 10 GB;
+                                       0: no limit) */
 };
 
 /* Defaults into c. */

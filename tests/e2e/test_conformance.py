@@ -589,5 +589,30 @@ class KeyConditionMessagesTest(E2ECase):
                     message=msg)
 
 
+class EmptyKeyValueTest(E2ECase):
+    """An empty S or B key value, in an Item or in a Key: "One or more
+    parameter values are not valid. ..." (PutItem, UpdateItem and
+    DeleteItem: paritysuite/dynamodb-conformance error-messages/
+    {putItem,updateItem,deleteItem}.test.ts)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.tb = cls.make_table(hash_key=("pk", "B"))
+
+    def test_empty_binary_key(self):
+        msg = ("One or more parameter values are not valid. The "
+               "AttributeValue for a key attribute cannot contain an empty "
+               "binary value. Key: pk")
+        key = {"pk": {"B": b""}}
+        self.assertValidation(self.c.put_item, msg, TableName=self.tb,
+                              Item=key)
+        self.assertValidation(self.c.update_item, msg, TableName=self.tb,
+                              Key=key, UpdateExpression="SET attr1 = :v",
+                              ExpressionAttributeValues={":v": {"S": "x"}})
+        self.assertValidation(self.c.delete_item, msg, TableName=self.tb,
+                              Key=key)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -118,7 +118,8 @@ class ErrorsTest(E2ECase):
             "attribute name: #x", TableName=self.t, Key={"pk": {"S": "u"}},
             ProjectionExpression="#x")
         self.assertValidation(
-            self.c.update_item, "ExpressionAttributeValues must not be empty",
+            self.c.update_item, "1 validation error detected: "
+            "ExpressionAttributeValues must not be empty",
             TableName=self.t, Key={"pk": {"S": "u"}},
             UpdateExpression="REMOVE a", ExpressionAttributeValues={})
 
@@ -152,8 +153,9 @@ class ErrorsTest(E2ECase):
 
     def test_names_without_expression(self):
         self.assertValidation(
-            self.put, "ExpressionAttributeNames can only be specified when "
-            "using expressions", item={"pk": {"S": "m"}},
+            self.put, "1 validation error detected: ExpressionAttributeNames "
+            "can only be specified when using expressions",
+            item={"pk": {"S": "m"}},
             ExpressionAttributeNames={"#a": "a"})
 
     def test_item_too_large(self):
@@ -171,11 +173,14 @@ class ErrorsTest(E2ECase):
                          "number set  may not be empty"),
             ({"BS": []}, "One or more parameter values were invalid: Binary "
                          "sets should not be empty"),
-            ({"SS": ["a", "a"]}, "One or more parameter values were invalid: "
-                                 "Input collection [a, a] contains "
+            # PutItem wraps these in the "1 validation error detected: "
+            # prefix and prints sets JSON-style (recorded from DynamoDB).
+            ({"SS": ["a", "a"]}, "1 validation error detected: One or more "
+                                 "parameter values were invalid: Input "
+                                 "collection [\"a\", \"a\"] contains "
                                  "duplicates."),
-            ({"N": "abc"}, "The parameter cannot be converted to a numeric "
-                           "value: abc"),
+            ({"N": "abc"}, "1 validation error detected: The parameter "
+                           "cannot be converted to a numeric value: abc"),
             ({"S": "a", "N": "1"}, "Supplied AttributeValue has more than "
                                    "one datatypes set, must contain exactly "
                                    "one of the supported datatypes"),
@@ -184,7 +189,8 @@ class ErrorsTest(E2ECase):
             ({"NULL": False}, "One or more parameter values were invalid: "
                               "Null attribute value types must have the "
                               "value of true"),
-            ({"M": {"x": {"N": "1e999"}}}, "Number overflow. Attempting to "
+            ({"M": {"x": {"N": "1e999"}}}, "1 validation error detected: "
+                                           "Number overflow. Attempting to "
                                            "store a number with magnitude "
                                            "larger than supported range"),
         ]

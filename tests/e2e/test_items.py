@@ -67,7 +67,8 @@ class PutGetDeleteTest(ItemCase):
     @dynalite_differs("has an older wording")
     def test_put_return_values_invalid(self):
         self.assertValidation(self.put,
-                              "Return values set to invalid value",
+                              "1 validation error detected: ReturnValues can "
+                              "only be ALL_OLD or NONE",
                               item={"pk": S("x")}, ReturnValues="ALL_NEW")
 
     def test_put_replaces_whole_item(self):
@@ -90,7 +91,8 @@ class PutGetDeleteTest(ItemCase):
     @dynalite_differs("accepts any ReturnValues on DeleteItem")
     def test_delete_return_values_invalid(self):
         self.assertValidation(self.c.delete_item,
-                              "Return values set to invalid value",
+                              "1 validation error detected: ReturnValues can "
+                              "only be ALL_OLD or NONE",
                               TableName=self.t, Key={"pk": S("x")},
                               ReturnValues="UPDATED_NEW")
 

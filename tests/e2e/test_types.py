@@ -112,12 +112,13 @@ class TypesTest(E2ECase):
 
     def test_number_limits(self):
         bad = {
-            "1E+126": "Number overflow. Attempting to store a number with "
+            "1E+126": "1 validation error detected: Number overflow. Attempting to store a number with "
                       "magnitude larger than supported range",
-            "1E-131": "Number underflow. Attempting to store a number with "
+            "1E-131": "1 validation error detected: Number underflow. Attempting to store a number with "
                       "magnitude smaller than supported range",
             "123456789012345678901234567890123456789":
-                "Attempting to store more than 38 significant digits in a "
+                "1 validation error detected: Attempting to store more than "
+                "38 significant digits in a "
                 "Number",
         }
         for n, msg in bad.items():

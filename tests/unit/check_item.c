@@ -534,8 +534,8 @@ static const struct {
       "One or more parameter values are not valid. The AttributeValue for a "
       "key attribute cannot contain an empty string value. Key: pk" },
     { "{\"pk\": {\"S\": \"\"}, \"sk\": {\"N\": \"1\"}}", true,
-      INV "The AttributeValue for a key attribute cannot contain an empty "
-      "string value. Key: pk" },
+      "One or more parameter values are not valid. The AttributeValue for a "
+      "key attribute cannot contain an empty string value. Key: pk" },
     { "{\"sk\": {\"N\": \"1\"}}", true,
       "The provided key element does not match the schema" },
     { "{\"pk\": {\"S\": \"a\"}}", true,
@@ -584,8 +584,9 @@ START_TEST(test_item_key_binary_empty)
                      "The AttributeValue for a key attribute cannot contain "
                      "an empty binary value. Key: id");
     ck_assert_int_eq(item_key_build(&ks, item, true, k, &err), -1);
-    ck_assert_str_eq(err.msg, INV "The AttributeValue for a key attribute "
-                     "cannot contain an empty binary value. Key: id");
+    ck_assert_str_eq(err.msg, "One or more parameter values are not valid. "
+                     "The AttributeValue for a key attribute cannot contain "
+                     "an empty binary value. Key: id");
     json_decref(item);
     item = js("{\"id\": {\"B\": \"AAEC\"}, \"other\": {\"S\": \"x\"}}");
     ck_assert_int_eq(item_key_build(&ks, item, false, k, &err), 0);

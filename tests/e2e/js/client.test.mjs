@@ -115,7 +115,7 @@ test('ValidationException name and message', async () => {
   e = await catchError(() => client.send(new PutItemCommand({
     TableName: table, Item: { pk: { S: 'a' }, sk: { N: 'abc' } } })));
   assert.equal(e.name, 'ValidationException');
-  assert.equal(e.message, 'The parameter cannot be converted to a numeric value: abc');
+  assert.equal(e.message, '1 validation error detected: The parameter cannot be converted to a numeric value: abc');
 });
 
 test('ConditionalCheckFailedException with Item', { skip: ON_DYNALITE &&
