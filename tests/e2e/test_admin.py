@@ -17,7 +17,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from e2e_common import BIN, start_private_server
+from e2e_common import BIN, BOTOCORE_VERSION, start_private_server
 
 RULE = re.compile(r"^DynamoDBContributorInsights-(PKC|PKT|SKC|SKT)-(.+)-"
                   r"(\d{13})$")
@@ -450,6 +450,8 @@ class AdminTest(unittest.TestCase):
                 return out, pages
             kw["NextToken"] = r["NextToken"]
 
+    @unittest.skipIf(BOTOCORE_VERSION < (1, 31), "botocore too old: "
+                     "no ContributorInsightsMode in its model")
     def test_insights_lifecycle(self):
         t = self.table("adm_ci_life")
         # Never configured: DISABLED and nothing else; not listed.
@@ -522,6 +524,8 @@ class AdminTest(unittest.TestCase):
         arn = self.c.describe_table(TableName=t)["Table"]["TableArn"]
         self.assertEqual(self.describe(TableName=arn)["TableName"], t)
 
+    @unittest.skipIf(BOTOCORE_VERSION < (1, 31), "botocore too old: "
+                     "no ContributorInsightsMode in its model")
     def test_insights_sort_key_and_gsi(self):
         t = self.table("adm_ci_gsi", range_key=True, gsi="by_g",
                        lsi="by_l")
