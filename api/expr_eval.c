@@ -800,6 +800,7 @@ apply_add(json_t *container, const struct path_elem *el, const json_t *val,
         if (i == json_array_size(arr))
             json_array_append(arr, m);
     }
+    item_set_sort(arr, t[0]);           /* DynamoDB's member order */
     return 0;
 }
 

@@ -215,6 +215,8 @@ enum sem_cat {
     S_DISTINCT,
     S_ADDDEL,                       /* ADD / DELETE operand type */
     S_FUNCTION,                     /* operand types (and update counts) */
+    S_KC_FIRST,                     /* key conditions: the first of
+                                       S_NAMEVAL and S_FUNCTION in text */
     S_COUNT
 };
 
@@ -224,17 +226,33 @@ struct sem {
     const char *msg[S_COUNT];
 };
 
+/* A key condition reports an undefined value and a wrong operand type,
+ * whichever comes first in the text (eu-west-2, 2026-10:
+ * paritysuite/dynamodb-conformance validation-ordering/
+ * queryKeyCondition.test.ts). */
+static void
+kc_first(struct sem *s, enum sem_cat cat)
+{
+    if ((cat == S_NAMEVAL || cat == S_FUNCTION) &&
+        s->msg[S_KC_FIRST] == NULL)
+        s->msg[S_KC_FIRST] = s->msg[cat];
+}
+
 static void
 sem_set(struct sem *s, enum sem_cat cat, const char *msg)
 {
-    if (s->msg[cat] == NULL)
+    if (s->msg[cat] == NULL) {
         s->msg[cat] = msg;
+        kc_first(s, cat);
+    }
 }
 
 #define SEM(s, cat, ...) \
     do { \
-        if ((s)->msg[cat] == NULL) \
+        if ((s)->msg[cat] == NULL) { \
             (s)->msg[cat] = arena_printf(&(s)->e->arena, __VA_ARGS__); \
+            kc_first((s), (cat)); \
+        } \
     } while (0)
 
 /* Whether a known function f may be used in this kind of expression:
@@ -733,6 +751,11 @@ resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err)
         S_SECTION, S_NAME,
         S_VALUE, S_OVERLAP, S_CONFLICT, S_ADDDEL, S_FUNCTION, S_COUNT
     };
+    static const enum sem_cat keycond_order[] = {
+        S_PARENS, S_UNKNOWN_FUNC, S_CONTEXT_FUNC, S_MISUSED_FUNC,
+        S_RESERVED, S_KC_FIRST,
+        S_ARGCOUNT, S_DISTINCT, S_COUNT
+    };
     static const enum sem_cat proj_order[] = {
         S_RESERVED, S_NAMEVAL, S_OVERLAP, S_CONFLICT, S_COUNT
     };
@@ -756,7 +779,7 @@ resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err)
         break;
     default:
         check_cond(&s, e->root);
-        order = cond_order;
+        order = e->kind == EXPR_KEY_CONDITION ? keycond_order : cond_order;
         break;
     }
     for (i = 0; order[i] != S_COUNT; i++)

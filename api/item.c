@@ -374,6 +374,66 @@ has_duplicates(const json_t *arr)
     return dup;
 }
 
+/* Set members in DynamoDB's order: GetItem returns SS and BS members by
+ * their bytes and NS members by value, not as written (eu-west-2,
+ * 2026-10: paritysuite/dynamodb-conformance tier1/updateItem/
+ * basic.test.ts, "ADD of an empty string member"). */
+struct set_ent {
+    json_t *v;
+    uint8_t *bytes;                     /* decoded B, or NULL */
+    size_t len;
+    char type;                          /* 'S', 'N' or 'B' */
+};
+
+static int
+set_ent_cmp(const void *pa, const void *pb)
+{
+    const struct set_ent *a = pa, *b = pb;
+    const char *sa = json_string_value(a->v), *sb = json_string_value(b->v);
+    size_t n;
+    int c;
+
+    if (a->type == 'N')
+        return num_cmp(sa, sb);
+    n = a->len < b->len ? a->len : b->len;
+    c = memcmp(a->bytes != NULL ? (const void *)a->bytes : (const void *)sa,
+               b->bytes != NULL ? (const void *)b->bytes : (const void *)sb,
+               n);
+    if (c != 0)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+void
+item_set_sort(json_t *arr, char type)
+{
+    size_t i, n = json_array_size(arr);
+    struct set_ent *e;
+
+    if (n < 2)
+        return;
+    for (i = 0; i < n; i++)
+        if (!json_is_string(json_array_get(arr, i)))
+            return;
+    e = calloc(n, sizeof(*e));
+    if (e == NULL)
+        abort();
+    for (i = 0; i < n; i++) {
+        e[i].v = json_incref(json_array_get(arr, i));
+        e[i].len = json_string_length(e[i].v);
+        e[i].type = type;
+        if (type == 'B')
+            e[i].bytes = b64_decode(
+                json_string_value(e[i].v), e[i].len, &e[i].len);
+    }
+    qsort(e, n, sizeof(*e), set_ent_cmp);
+    for (i = 0; i < n; i++) {
+        json_array_set_new(arr, i, e[i].v);
+        free(e[i].bytes);
+    }
+    free(e);
+}
+
 /* "[a, b, c]" as DynamoDB quotes a set in its duplicate message. */
 static void
 set_str(const json_t *arr, char *out, size_t outsz)
@@ -552,6 +612,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
                 return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
                                    "An string set may not have a null "
                                    "string as a member");
+        item_set_sort(v, 'S');
     }
     if (MEMBER("N")) {
         if (canon_number(av, "N", 0, v, err) != 0)
@@ -568,6 +629,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
         if (has_duplicates(v))
             return ddb_err_set(err, DDB_VALIDATION,
                                "Input collection contains duplicates");
+        item_set_sort(v, 'N');
     }
     if (MEMBER("B")) {
         /* base64 checked in pass 1; empty is fine outside keys */
@@ -589,6 +651,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
                                "Input collection %.3900sof type BS "
                                "contains duplicates.", buf);
         }
+        item_set_sort(v, 'B');
     }
     if (MEMBER("M")) {
         if (val_children(v, true, depth, err) != 0)

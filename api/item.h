@@ -40,6 +40,13 @@ int av_validate(json_t *av, int depth, struct ddb_err *err);
  * av_validate. */
 int item_validate(json_t *item, struct ddb_err *err);
 
+/*
+ * Put the members of a set (the array under SS, NS or BS; type 'S', 'N'
+ * or 'B') in the order DynamoDB returns them: strings and binaries by
+ * their bytes, numbers by value. Members must be validated.
+ */
+void item_set_sort(json_t *arr, char type);
+
 /* Size in bytes as DynamoDB counts it (throttling.md 2). */
 size_t av_size(const json_t *av);
 size_t item_size(const json_t *item);

@@ -259,6 +259,36 @@ bg_table_check(struct bg_table *bt, size_t *total, struct ddb_err *err)
     return 0;
 }
 
+/*
+ * AttributesToGet on one table and ProjectionExpression on another is the
+ * expression/legacy mix across the request: DynamoDB refuses it as a
+ * whole (paritysuite/dynamodb-conformance error-messages/
+ * batchGetItem.test.ts, 2026-10), in the words of the one-table case.
+ */
+static int
+bg_check_cross_mix(const struct bg_table *tabs, size_t n,
+                   struct ddb_err *err)
+{
+    bool atg = false, pe = false;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const json_t *a = json_object_get(tabs[i].spec, "AttributesToGet");
+        const json_t *p = json_object_get(tabs[i].spec,
+                                          "ProjectionExpression");
+
+        atg = atg || (a != NULL && !json_is_null(a));
+        pe = pe || (p != NULL && !json_is_null(p));
+    }
+    if (atg && pe)
+        return ddb_err_set(err, DDB_VALIDATION, "Can not use both "
+                           "expression and non-expression parameters in the "
+                           "same request: Non-expression parameters: "
+                           "{AttributesToGet} Expression parameters: "
+                           "{ProjectionExpression}");
+    return 0;
+}
+
 /* Resolve the table and check every key against its schema. */
 static int
 bg_table_resolve(struct api_ctx *ctx, struct bg_table *bt,
@@ -412,6 +442,8 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     for (i = 0; i < ntabs; i++)
         if (bg_table_check(&tabs[i], &total, err) != 0)
             goto out;
+    if (bg_check_cross_mix(tabs, ntabs, err) != 0)
+        goto out;
     for (i = 0; i < ntabs; i++)
         if (bg_table_resolve(ctx, &tabs[i], err) != 0)
             goto out;
@@ -719,8 +751,8 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                                     &w, u, err);
             if (rc == 0)
                 op_gsi_gate_charge(p->ctx, &w.g);
-            op_gsi_gate_fini(&w.g);
             if (rc != 0 && !w.throttled) {
+                op_gsi_gate_fini(&w.g);
                 batch_charge(p, 0);
                 return -1;
             }
@@ -731,7 +763,9 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                                    &p->refusal);
                 ddb_err_clear(err);
                 refused = true;
-            } else {
+            }
+            op_gsi_gate_fini(&w.g);
+            if (!refused) {
                 for (j = 0; j < bt->set.n && j < INDEX_MAX; j++)
                     bt->idx_units[j] += u[j];
             }

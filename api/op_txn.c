@@ -432,14 +432,70 @@ write_action(const json_t *e, enum tkind *kind, const json_t **op)
     return found == 1 && json_is_object(*op) ? 0 : -1;
 }
 
+/* Levels of M/L nesting below the AttributeValues of map m (a value
+ * nested n times counts n); stops counting past `cap`. */
+static int
+nest_depth(const json_t *m, int cap)
+{
+    const char *k;
+    json_t *av, *v, *e;
+    size_t i;
+    int best = 0, d;
+
+    if (!json_is_object(m) || cap <= 0)
+        return 0;
+    json_object_foreach((json_t *)m, k, av) {
+        if ((v = json_object_get(av, "M")) != NULL && json_is_object(v))
+            d = 1 + nest_depth(v, cap - 1);
+        else if ((v = json_object_get(av, "L")) != NULL &&
+                 json_is_array(v)) {
+            json_t *wrap = json_object();
+
+            d = 1;
+            json_array_foreach(v, i, e) {
+                int x;
+
+                json_object_set(wrap, "e", e);
+                x = 1 + nest_depth(wrap, cap - 1);
+                d = x > d ? x : d;
+            }
+            json_decref(wrap);
+        } else
+            continue;
+        best = d > best ? d : best;
+        if (best > cap)
+            break;
+    }
+    return best;
+}
+
+/* Past about 62 levels DynamoDB reads a value differently, and a Key
+ * that deep is checked after the action's expressions (syntax, size),
+ * where a shallower one is checked before them (us-east-1 and eu-west-2,
+ * 2026-10: paritysuite/dynamodb-conformance validation-ordering/
+ * deepRequests.test.ts). */
+#define TXN_LATE_DEPTH 62
+
+/* "Empty attribute name": a Put item with a "" attribute, reported ahead
+ * of the item's values, however deep (deepRequests.test.ts, 2026-10). */
+static int
+check_empty_names(const json_t *item, struct ddb_err *err)
+{
+    if (json_is_object(item) && json_object_get(item, "") != NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "Empty attribute name");
+    return 0;
+}
+
 /* The request-only checks of one write action, in op_item.c's order. */
 static int
 prepare_write(struct titem *ti, struct ddb_err *err)
 {
     const json_t *op = ti->op;
+    bool late_key = false;
 
     if (ti->kind == TK_PUT) {
-        if (op_item_copy_validate(op, "Item", &ti->item, err) != 0)
+        if (check_empty_names(json_object_get(op, "Item"), err) != 0 ||
+            op_item_copy_validate(op, "Item", &ti->item, err) != 0)
             return -1;
         if (ti->item == NULL)
             return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
@@ -450,6 +506,9 @@ prepare_write(struct titem *ti, struct ddb_err *err)
         if (ti->size > ITEM_SIZE_MAX)
             return ddb_err_set(err, DDB_VALIDATION, "Item size has exceeded "
                                "the maximum allowed size");
+    } else if (nest_depth(json_object_get(op, "Key"), TXN_LATE_DEPTH + 1) >
+               TXN_LATE_DEPTH) {
+        late_key = true;
     } else if (copy_key(op, &ti->key, err) != 0) {
         return -1;
     }
@@ -459,6 +518,8 @@ prepare_write(struct titem *ti, struct ddb_err *err)
     if (op_exprs_parse(&ti->x, op, EXPR_CONDITION, NULL, &ti->cond, err) !=
             0 ||
         op_exprs_check_unused(&ti->x, op, err) != 0)
+        return -1;
+    if (late_key && copy_key(op, &ti->key, err) != 0)
         return -1;
     if (ti->kind == TK_UPDATE && ti->upd == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
@@ -507,6 +568,70 @@ resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
          op_check_key_scalars(ti->op, "UpdateExpression", &ti->ot.ks,
                               err) != 0))
         return -1;
+    return 0;
+}
+
+/* Whether err is a key that does not match the table's schema (a wrong
+ * type, a missing or extra key attribute): TransactWriteItems and
+ * TransactGetItems report it as the action's cancellation reason,
+ * ValidationError, not as a ValidationException (eu-west-2 and three
+ * more regions, 2026-06: paritysuite/dynamodb-conformance
+ * error-messages/transactWriteItems.test.ts, transactGetItems.test.ts).
+ * An empty key value stays a ValidationException. */
+static bool
+is_key_schema_error(const struct ddb_err *err)
+{
+    static const char *const msgs[] = {
+        "The provided key element does not match the schema",
+        "One or more parameter values were invalid: Type mismatch for key ",
+        "One or more parameter values were invalid: Missing the key ",
+    };
+
+    if (err->type != DDB_VALIDATION)
+        return false;
+    for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+        if (strncmp(err->msg, msgs[i], strlen(msgs[i])) == 0)
+            return true;
+    return false;
+}
+
+static int canceled(json_t *reasons, struct ddb_err *err);
+
+typedef int resolve_fn(struct api_ctx *ctx, struct titem *ti,
+                       struct item_key *k, struct ddb_err *err);
+
+/* Resolve every action in order. The first error that is not a key
+ * schema mismatch is returned as is; otherwise, if any action's key did
+ * not match, the transaction is cancelled with ValidationError for those
+ * actions and None for the rest. */
+static int
+resolve_all(struct api_ctx *ctx, struct titem *ti, struct item_key *keys,
+            size_t n, resolve_fn *fn, struct ddb_err *err)
+{
+    json_t *reasons = json_array();
+    bool bad = false;
+
+    for (size_t i = 0; i < n; i++) {
+        json_t *r;
+
+        if (fn(ctx, &ti[i], &keys[i], err) == 0) {
+            json_array_append_new(reasons, json_pack("{s:s}", "Code",
+                                                     "None"));
+            continue;
+        }
+        if (!is_key_schema_error(err)) {
+            json_decref(reasons);
+            return -1;
+        }
+        r = json_pack("{s:s, s:s}", "Code", "ValidationError", "Message",
+                      err->msg);
+        json_array_append_new(reasons, r);
+        ddb_err_clear(err);
+        bad = true;
+    }
+    if (bad)
+        return canceled(reasons, err);
+    json_decref(reasons);
     return 0;
 }
 
@@ -858,9 +983,8 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     for (size_t i = 0; i < n; i++)
         if (prepare_write(&ti[i], err) != 0)
             goto out;
-    for (size_t i = 0; i < n; i++)
-        if (resolve_write(ctx, &ti[i], &keys[i], err) != 0)
-            goto out;
+    if (resolve_all(ctx, ti, keys, n, resolve_write, err) != 0)
+        goto out;
     if (check_duplicates(ti, keys, n, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++)
@@ -1028,6 +1152,19 @@ out:
  * partition involved locked together), so no transaction is seen half
  * applied. Responses are in request order, {} for a missing item.
  */
+/* A Get's table, key and projection against the key schema. */
+static int
+resolve_get(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
+            struct ddb_err *err)
+{
+    if (op_table_open(ctx, ti->op, &ti->ot, err) != 0 ||
+        item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0 ||
+        op_check_key_scalars(ti->op, "ProjectionExpression", &ti->ot.ks,
+                             err) != 0)
+        return -1;
+    return 0;
+}
+
 int
 api_transact_get_items(struct api_ctx *ctx, const json_t *req,
                        json_t **resp, struct ddb_err *err)
@@ -1069,13 +1206,9 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
             op_exprs_check_unused(&ti[i].x, ti[i].op, err) != 0)
             goto out;
     }
+    if (resolve_all(ctx, ti, keys, n, resolve_get, err) != 0)
+        goto out;
     for (size_t i = 0; i < n; i++) {
-        if (op_table_open(ctx, ti[i].op, &ti[i].ot, err) != 0 ||
-            item_key_build(&ti[i].ot.ks, ti[i].key, true, &keys[i], err) !=
-                0 ||
-            op_check_key_scalars(ti[i].op, "ProjectionExpression",
-                                 &ti[i].ot.ks, err) != 0)
-            goto out;
         tables[i] = ti[i].ot.t;
         kp[i] = &keys[i];
     }

@@ -54,6 +54,16 @@ enum {
                                            [cls@hash, ...] (TransactItems) */
     F_KEEPCASE = 1 << 11,               /* the path keeps the member's
                                            capital ("Limit") */
+    F_GEN_MIN = 1 << 12,                /* a too short value gets the
+                                           validation framework's generic
+                                           form, "Value at 'RequestItems'
+                                           failed ...": no echo, the path
+                                           as the model spells it */
+    F_GEN_MAX = 1 << 13,                /* the same for a too long value
+                                           (and, with F_MAPVALLEN, a too
+                                           long map value) */
+    F_MAPKEYS_YIELD = 1 << 14,          /* a bad map key is reported only
+                                           when nothing before it failed */
 };
 
 struct vfield {
@@ -363,8 +373,12 @@ static const struct vfield op_create_table[] = {
     ENUM("BillingMode", e_billing),
     PROV_THROUGHPUT(0),
     KEYSCHEMA(kse_elem),
-    { .name = "LocalSecondaryIndexes", .type = T_LIST, .sub = &lsi_elem },
+    /* GlobalSecondaryIndexes before LocalSecondaryIndexes, whatever the
+     * request's order (eu-west-2, us-east-1, 2026-10:
+     * paritysuite/dynamodb-conformance validation-ordering/
+     * createTable.test.ts) */
     { .name = "GlobalSecondaryIndexes", .type = T_LIST, .sub = &gsi_elem },
+    { .name = "LocalSecondaryIndexes", .type = T_LIST, .sub = &lsi_elem },
     STREAM_SPEC,
     SSE_SPEC,
     { .name = "Tags", .type = T_LIST, .sub = &tag_elem },
@@ -541,8 +555,8 @@ static const struct vfield keys_elem = {
     .cls = "AttributeValue" };
 static const struct vfield kaa_fields[] = {
     { .name = "Keys", .type = T_LIST,
-      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, .minlen = 1, .maxlen = 100,
-      .sub = &keys_elem },
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_GEN_MIN | F_GEN_MAX,
+      .minlen = 1, .maxlen = 100, .sub = &keys_elem },
     ATTRS_TO_GET,
     BOOL("ConsistentRead"),
     STRING("ProjectionExpression"),
@@ -553,12 +567,18 @@ static const struct vfield kaa_elem = {
     .name = "member", .type = T_STRUCT, .sub = kaa_fields,
     .cls = "KeysAndAttributes" };
 
+/* RequestItems is checked before ReturnConsumedCapacity: a malformed
+ * table name and a bad enum come in that order in one message (us-east-1
+ * and eu-west-2, 2026-10: paritysuite/dynamodb-conformance
+ * validation-ordering/batchOperations.test.ts). Length errors take the
+ * generic form there (error-messages/batchGetItem.test.ts). */
 static const struct vfield op_batch_get_item[] = {
-    ENUM("ReturnConsumedCapacity", e_consumed),
     { .name = "RequestItems", .type = T_MAP,
-      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_MAPKEYS_TABLE,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_MAPKEYS_TABLE |
+               F_GEN_MIN | F_GEN_MAX,
       .minlen = 1, .maxlen = 100, .sub = &kaa_elem,
       .cls = "KeysAndAttributes" },
+    ENUM("ReturnConsumedCapacity", e_consumed),
     END
 };
 
@@ -587,9 +607,13 @@ static const struct vfield wreq_list = {
 static const struct vfield op_batch_write_item[] = {
     ENUM("ReturnConsumedCapacity", e_consumed),
     ENUM("ReturnItemCollectionMetrics", e_metrics),
+    /* An empty map and a list over 25 take the generic form; an empty
+     * list and a malformed table name echo the map, the name only when no
+     * enum failed (error-messages/batchWriteItem.test.ts,
+     * validation-ordering/batchOperations.test.ts, 2026-10). */
     { .name = "RequestItems", .type = T_MAP,
       .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_MAPKEYS_TABLE |
-               F_MAPVALLEN,
+               F_MAPVALLEN | F_GEN_MIN | F_GEN_MAX | F_MAPKEYS_YIELD,
       .minlen = 1, .maxlen = 25, .vminlen = 1, .vmaxlen = 25,
       .sub = &wreq_list,
       .cls = "java.util.List<com.amazonaws.dynamodb.v20120810.WriteRequest>" },
@@ -650,15 +674,18 @@ static const struct vfield twi_elem = {
     .name = "member", .type = T_STRUCT, .sub = twi_fields,
     .cls = "TransactWriteItem" };
 
+/* Over 100 items takes the generic form (our echo of 100 items would not
+ * fit a message); ClientRequestToken is reported ahead of the enums
+ * (validation-ordering/transactions.test.ts, us-east-1, 2026-10). */
 static const struct vfield op_transact_write_items[] = {
     { .name = "TransactItems", .type = T_LIST,
-      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST, .minlen = 1,
-      .maxlen = 100,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST | F_GEN_MAX,
+      .minlen = 1, .maxlen = 100,
       .sub = &twi_elem },
-    ENUM("ReturnConsumedCapacity", e_consumed),
-    ENUM("ReturnItemCollectionMetrics", e_metrics),
     { .name = "ClientRequestToken", .type = T_STR,
       .flags = F_MINLEN | F_MAXLEN, .minlen = 1, .maxlen = 36 },
+    ENUM("ReturnConsumedCapacity", e_consumed),
+    ENUM("ReturnItemCollectionMetrics", e_metrics),
     END
 };
 
@@ -681,7 +708,8 @@ static const struct vfield tgi_elem = {
 
 static const struct vfield op_transact_get_items[] = {
     { .name = "TransactItems", .type = T_LIST,
-      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST, .minlen = 1,
+      .flags = F_NOTNULL | F_MINLEN | F_MAXLEN | F_JAVALIST | F_GEN_MAX,
+      .minlen = 1,
       .maxlen = 100,
       .sub = &tgi_elem },
     ENUM("ReturnConsumedCapacity", e_consumed),
@@ -1082,6 +1110,40 @@ add_error(struct verrs *ve, const json_t *v, const char *path,
     add_error_str(ve, val, path, constraint);
 }
 
+/* The validation framework's generic entry: "Value at 'path' failed to
+ * satisfy constraint: ...", no echo, gpath spelt as the model does
+ * ("RequestItems.t.member.Keys"). */
+static void
+add_error_generic(struct verrs *ve, const char *gpath, const char *constraint)
+{
+    char line[PATH_MAX_LEN + 512];
+
+    if (ve->n >= VALIDATE_MAX_ERRORS || (ve->max && ve->n >= ve->max))
+        return;
+    snprintf(line, sizeof(line), "Value at '%s' failed to satisfy "
+             "constraint: %s", gpath, constraint);
+    if (ve->n > 0)
+        append(ve, "; ");
+    append(ve, line);
+    ve->n++;
+}
+
+/* The generic form of path for member `name`: the parent path with its
+ * first letter capitalised, then name as the model spells it
+ * ("requestItems.t.member.keys" -> "RequestItems.t.member.Keys"). */
+static void
+generic_path(const char *path, const char *name, char *out, size_t outsz)
+{
+    const char *dot = strrchr(path, '.');
+
+    if (dot == NULL)
+        snprintf(out, outsz, "%s", name);
+    else
+        snprintf(out, outsz, "%.*s.%s", (int)(dot - path), path, name);
+    if (out[0] >= 'a' && out[0] <= 'z')
+        out[0] = (char)(out[0] - 'a' + 'A');
+}
+
 /* Java's Object.toString() for a model object: class@hash. The hash is
  * arbitrary in DynamoDB too; ours is FNV-1a of the JSON text. */
 static size_t
@@ -1100,11 +1162,97 @@ java_obj_str(const char *cls, const json_t *v, char *out, size_t outsz)
     return n < 0 ? 0 : ((size_t)n >= outsz ? outsz - 1 : (size_t)n);
 }
 
+/* A map of AttributeValues as a Lombok toString() prints it:
+ * {pk=AttributeValue(S=x), ...}; returns the length written. */
+static size_t
+lombok_avmap_str(const json_t *m, char *out, size_t outsz)
+{
+    size_t len = 0;
+    const char *k, *t;
+    json_t *av, *v;
+    bool first = true;
+    char *s;
+    int n;
+
+    if (!json_is_object(m))
+        return (size_t)snprintf(out, outsz, "null") >= outsz
+                   ? outsz - 1 : strlen(out);
+    len = (size_t)snprintf(out, outsz, "{");
+    json_object_foreach((json_t *)m, k, av) {
+        if (len + 1 >= outsz)
+            break;
+        n = snprintf(out + len, outsz - len, "%s%s=AttributeValue(",
+                     first ? "" : ", ", k);
+        len = n < 0 ? len : len + (size_t)n;
+        first = false;
+        json_object_foreach(av, t, v) {
+            if (len + 1 >= outsz)
+                break;
+            s = json_is_string(v) ? NULL
+                : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            n = snprintf(out + len, outsz - len, "%s=%s", t,
+                         s != NULL ? s : json_string_value(v));
+            free(s);
+            len = n < 0 ? len : len + (size_t)n;
+            break;                      /* one type key */
+        }
+        if (len + 1 < outsz)
+            len += (size_t)snprintf(out + len, outsz - len, ")");
+    }
+    if (len + 1 < outsz)
+        len += (size_t)snprintf(out + len, outsz - len, "}");
+    return len >= outsz ? outsz - 1 : len;
+}
+
+/* One WriteRequest as the service's Lombok toString() prints it in a
+ * "Map keys must satisfy" error: WriteRequest(putRequest=PutRequest(item=
+ * {pk=AttributeValue(S=x)}), deleteRequest=null) (us-east-1, 2026-10:
+ * paritysuite/dynamodb-conformance error-messages/batchWriteItem.test.ts
+ * pins the shape up to the item). */
+static size_t
+write_request_str(const json_t *wr, char *out, size_t outsz)
+{
+    const json_t *put = json_object_get(wr, "PutRequest");
+    const json_t *del = json_object_get(wr, "DeleteRequest");
+    size_t len;
+
+    len = (size_t)snprintf(out, outsz, "WriteRequest(putRequest=");
+    if (len + 1 >= outsz)
+        return outsz - 1;
+    if (json_is_object(put)) {
+        len += (size_t)snprintf(out + len, outsz - len, "PutRequest(item=");
+        if (len + 1 < outsz)
+            len += lombok_avmap_str(json_object_get(put, "Item"), out + len,
+                                    outsz - len);
+        if (len + 1 < outsz)
+            len += (size_t)snprintf(out + len, outsz - len, ")");
+    } else if (len + 1 < outsz) {
+        len += (size_t)snprintf(out + len, outsz - len, "null");
+    }
+    if (len + 1 < outsz)
+        len += (size_t)snprintf(out + len, outsz - len, ", deleteRequest=");
+    if (json_is_object(del) && len + 1 < outsz) {
+        len += (size_t)snprintf(out + len, outsz - len, "DeleteRequest(key=");
+        if (len + 1 < outsz)
+            len += lombok_avmap_str(json_object_get(del, "Key"), out + len,
+                                    outsz - len);
+        if (len + 1 < outsz)
+            len += (size_t)snprintf(out + len, outsz - len, ")");
+    } else if (len + 1 < outsz) {
+        len += (size_t)snprintf(out + len, outsz - len, "null");
+    }
+    if (len + 1 < outsz)
+        len += (size_t)snprintf(out + len, outsz - len, ")");
+    return len >= outsz ? outsz - 1 : len;
+}
+
 /*
  * How DynamoDB prints RequestItems in a "Map keys/value must satisfy"
- * error: Java's Map.toString(), {table=value, ...}, where a struct value is
- * class@hash and a list value is [class@hash, ...] (e.g. "{t=[]}" or
- * "{t=[com.amazonaws.dynamodb.v20120810.WriteRequest@caad9cb8]}").
+ * error. BatchGetItem echoes the map as JSON ({"t":{"Keys":[...]}});
+ * BatchWriteItem as Java's Map.toString(), {table=[WriteRequest(...), ...]}
+ * (e.g. "{t=[]}"). Both as DynamoDB answered in us-east-1 and eu-west-2,
+ * 2026-10 (paritysuite/dynamodb-conformance error-messages/batchGetItem,
+ * batchWriteItem.test.ts).
  */
 static void
 java_map_str(const struct vfield *f, const json_t *map, char *out,
@@ -1128,6 +1276,10 @@ java_map_str(const struct vfield *f, const json_t *map, char *out,
     if (outsz == 0)
         return;
     out[0] = '\0';
+    if (vf->type == T_STRUCT) {
+        value_str(map, out, outsz);
+        return;
+    }
     JM_ADD("{");
     json_object_foreach((json_t *)map, k, x) {
         JM_ADD("%s%s=", first ? "" : ", ", k);
@@ -1139,8 +1291,7 @@ java_map_str(const struct vfield *f, const json_t *map, char *out,
             json_array_foreach(x, i, e) {
                 JM_ADD("%s", i > 0 ? ", " : "");
                 if (len + 1 < outsz)
-                    len += java_obj_str(vf->sub->cls ? vf->sub->cls : "",
-                                        e, out + len, outsz - len);
+                    len += write_request_str(e, out + len, outsz - len);
             }
             JM_ADD("]");
         } else if (vf->type == T_STRUCT) {
@@ -1203,7 +1354,8 @@ check_map_entries(const struct vfield *f, const json_t *v, const char *path,
     json_t *x;
     bool arn, have_val = false;
 
-    if (f->flags & F_MAPKEYS_TABLE) {
+    if ((f->flags & F_MAPKEYS_TABLE) &&
+        !((f->flags & F_MAPKEYS_YIELD) && ve->n > 0)) {
         json_object_foreach((json_t *)v, k, x) {
             if (is_table_key(k, &arn))
                 continue;
@@ -1231,6 +1383,16 @@ check_map_entries(const struct vfield *f, const json_t *v, const char *path,
             n = (long long)json_array_size(x);   /* null counts as 0 */
             if (n >= f->vminlen && n <= f->vmaxlen)
                 continue;
+            if (n > f->vmaxlen && (f->flags & F_GEN_MAX)) {
+                char gp[PATH_MAX_LEN];
+
+                generic_path(path, f->name, msg, sizeof(msg));
+                snprintf(gp, sizeof(gp), "%s.%s.member", msg, k);
+                snprintf(msg, sizeof(msg), "Member must have length less "
+                         "than or equal to %lld", f->vmaxlen);
+                add_error_generic(ve, gp, msg);
+                continue;
+            }
             if (!have_val)
                 java_map_str(f, v, val, sizeof(val));
             have_val = true;
@@ -1391,12 +1553,22 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
     if ((f->flags & F_MINLEN) && value_len(v) < f->minlen) {
         snprintf(msg, sizeof(msg), "Member must have length greater than or "
                  "equal to %lld", f->minlen);
-        add_list_error(f, v, path, msg, ve);
+        if (f->flags & F_GEN_MIN) {
+            generic_path(path, f->name, sub, sizeof(sub));
+            add_error_generic(ve, sub, msg);
+        } else {
+            add_list_error(f, v, path, msg, ve);
+        }
     }
     if ((f->flags & F_MAXLEN) && value_len(v) > f->maxlen) {
         snprintf(msg, sizeof(msg), "Member must have length less than or "
                  "equal to %lld", f->maxlen);
-        add_list_error(f, v, path, msg, ve);
+        if (f->flags & F_GEN_MAX) {
+            generic_path(path, f->name, sub, sizeof(sub));
+            add_error_generic(ve, sub, msg);
+        } else {
+            add_list_error(f, v, path, msg, ve);
+        }
     }
     if ((f->type == T_INT || f->type == T_LONG) && json_is_number(v)) {
         long long n = int_value(v);
@@ -1927,6 +2099,35 @@ envelope(struct ddb_err *err, const char *msg)
                        "%.3000s", copy);
 }
 
+#define OLDER_FORM_DEPTH 62
+
+/* Levels of M/L nesting anywhere in v (an AttributeValue nested n times
+ * counts n). */
+static int
+av_nesting(const json_t *v, int depth)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    int best = 0, d;
+
+    if (depth > 1000)
+        return best;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, x) {
+            d = av_nesting(x, depth + 1) +
+                ((strcmp(k, "M") == 0 || strcmp(k, "L") == 0) ? 1 : 0);
+            best = d > best ? d : best;
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            d = av_nesting(x, depth + 1);
+            best = d > best ? d : best;
+        }
+    }
+    return best;
+}
+
 static int
 write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
 {
@@ -1967,7 +2168,18 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
         goto out;                       /* the handler's to report */
     if (!upd && json_is_string(rv) && strcmp(json_string_value(rv), "NONE") &&
         strcmp(json_string_value(rv), "ALL_OLD")) {
-        rc = envelope(err, "ReturnValues can only be ALL_OLD or NONE");
+        /* Past about 62 levels of nesting anywhere in the request,
+         * DynamoDB reads the request in its older form and says this bare
+         * (DeleteItem, us-east-1 and eu-west-2, 2026-10:
+         * paritysuite/dynamodb-conformance validation-ordering/
+         * deepRequests.test.ts); at 40 levels it stays enveloped. */
+        if (av_nesting(req, 0) > OLDER_FORM_DEPTH) {
+            ddb_err_clear(err);
+            rc = ddb_err_set(err, DDB_VALIDATION, "ReturnValues can only be "
+                             "ALL_OLD or NONE");
+        } else {
+            rc = envelope(err, "ReturnValues can only be ALL_OLD or NONE");
+        }
         goto out;
     }
     if (put && item_size(copy) > ITEM_SIZE_MAX)

@@ -208,7 +208,7 @@ class GsiChokeChainTest(PrivateServerCase):
         # throttled, far below their share), the GSI's hot partition is
         # the one throttling and has been charged the index units.
         base = self.partitions(self.T)
-        self.assertEqual(base["partition_count"], 2)   # 1000/3000+2000/1000
+        self.assertEqual(base["partition_count"], 3)   # 1000/3000+2000/1000
         for p in base["partitions"]:
             self.assertEqual(p["write"]["throttled_total"], 0, p)
             self.assertLess(p["write"]["consumed_last_second"],
@@ -329,9 +329,9 @@ class ScaledPartitionsTest(PrivateServerCase):
                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
                 "Projection": {"ProjectionType": "ALL"},
                 "ProvisionedThroughput": {"ReadCapacityUnits": 1,
-                                          "WriteCapacityUnits": 11}}])
+                                          "WriteCapacityUnits": 21}}])
         self.assertEqual(self.partitions("scaled")["partition_count"], 4)
-        # The GSI: ceil(1/30 + 11/10) = 3.
+        # The GSI: ceil(1/30 + 21/10) = 3.
         self.assertEqual(
             self.partitions("scaled", "g-index")["partition_count"], 3)
         # A table that fits one scaled partition keeps one.
@@ -343,7 +343,7 @@ class ScaledPartitionsTest(PrivateServerCase):
             ProvisionedThroughput={"ReadCapacityUnits": 15,
                                    "WriteCapacityUnits": 5})
         self.assertEqual(self.partitions("small")["partition_count"], 1)
-        # A per-table tag overrides the ceiling: 100 WCU partitions.
+        # Per-table tags override the knobs: 100 WCU partitions, unscaled.
         self.c.create_table(
             TableName="tagged",
             AttributeDefinitions=[{"AttributeName": "pk",
@@ -351,7 +351,8 @@ class ScaledPartitionsTest(PrivateServerCase):
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             ProvisionedThroughput={"ReadCapacityUnits": 1,
                                    "WriteCapacityUnits": 150},
-            Tags=[{"Key": "shardlocal:partition-wcu", "Value": "100"}])
+            Tags=[{"Key": "shardlocal:partition-wcu", "Value": "100"},
+                  {"Key": "shardlocal:throttle-scale", "Value": "1"}])
         self.assertEqual(self.partitions("tagged")["partition_count"], 2)
 
 
@@ -467,7 +468,7 @@ class ItemCollectionTest(PrivateServerCase):
         r = self.c.transact_write_items(TransactItems=[
             {"Put": {"TableName": t, "Item": self.item("a", "s2", 10)}},
             {"ConditionCheck": {"TableName": t,
-                                "Key": {"pk": {"S": "b"}, "sk": {"S": "s1"}},
+                                "Key": {"pk": {"S": "a"}, "sk": {"S": "s1"}},
                                 "ConditionExpression":
                                     "attribute_exists(pk)"}},
             {"Delete": {"TableName": t,

@@ -3,6 +3,7 @@
  * key's order, sparse and mistyped index keys, projections, the per-index
  * write plan and its units, and the ConsumedCapacity maps. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +238,180 @@ START_TEST(test_index_hidden_names)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------------
+ * Item collections and gated writes, on real (in-memory) storage: table
+ * "c" pk (S) / sk (S) with LSI "li" on pk / l (S), KEYS_ONLY.
+ * ---------------------------------------------------------------------- */
+
+static struct storage *cst;
+static struct stable *cbase;
+static struct index_set cset;
+
+static void
+coll_setup(void)
+{
+    struct ddb_err err;
+    json_t *desc = json_pack(
+        "{s:s, s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}],"
+        " s:[{s:s, s:s}, {s:s, s:s}],"
+        " s:[{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:{s:s}}]}",
+        "TableName", "c",
+        "AttributeDefinitions", "AttributeName", "pk", "AttributeType", "S",
+        "AttributeName", "sk", "AttributeType", "S",
+        "AttributeName", "l", "AttributeType", "S",
+        "KeySchema", "AttributeName", "pk", "KeyType", "HASH",
+        "AttributeName", "sk", "KeyType", "RANGE",
+        "LocalSecondaryIndexes", "IndexName", "li", "KeySchema",
+        "AttributeName", "pk", "KeyType", "HASH", "AttributeName", "l",
+        "KeyType", "RANGE", "Projection", "ProjectionType", "KEYS_ONLY");
+    char hidden[64];
+
+    ddb_err_init(&err);
+    cst = storage_open(NULL, &err);
+    ck_assert_ptr_nonnull(cst);
+    ck_assert_int_eq(storage_table_create(cst, "c", desc, 2, &err), 0);
+    index_table_name("c", "li", hidden, sizeof(hidden));
+    ck_assert_int_eq(storage_table_create(cst, hidden, desc, 2, &err), 0);
+    cbase = storage_table_get(cst, "c");
+    ck_assert_ptr_nonnull(cbase);
+    ck_assert_int_eq(index_set_open(cst, desc, &cset, &err), 0);
+    ck_assert_uint_eq(cset.n, 1);
+    ck_assert(index_set_has_lsi(&cset));
+    json_decref(desc);
+}
+
+static void
+coll_teardown(void)
+{
+    index_set_close(&cset);
+    stable_release(cbase);
+    storage_close(cst);
+}
+
+/* An item of about `size` bytes in collection pk. */
+static json_t *
+citem(const char *pk, const char *sk, size_t size)
+{
+    char *d = malloc(size + 1);
+    json_t *it;
+
+    memset(d, 'x', size);
+    d[size] = '\0';
+    it = json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}", "pk", "S", pk,
+                   "sk", "S", sk, "l", "S", sk, "d", "S", d);
+    free(d);
+    return it;
+}
+
+static int
+cput_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+        bool *keep, struct ddb_err *err)
+{
+    json_t *it = arg;
+
+    (void)old;
+    (void)keep;
+    (void)err;
+    *new_item = json_incref(it);
+    *new_size = item_size(it);
+    return 0;
+}
+
+struct cgate {
+    int calls;
+    bool refuse;
+    uint64_t limit;
+    const struct item_key *k;
+};
+
+static int
+cgate_fn(void *arg, const json_t *old, const json_t *new_item,
+         const struct index_plan *p, struct ddb_err *err)
+{
+    struct cgate *g = arg;
+
+    g->calls++;
+    ck_assert_uint_le(p->nops, 1);  /* at most the LSI row's put */
+    if (g->refuse)
+        return ddb_err_set(err, DDB_THROUGHPUT_EXCEEDED, "refused");
+    return index_collection_check(&cset, cbase, g->k, old, new_item,
+                                  g->limit, err);
+}
+
+/* Put it through index_mutate_gated; the rc. */
+static int
+cput(json_t *it, struct cgate *g, struct ddb_err *err)
+{
+    struct item_key k;
+    int rc;
+
+    ck_assert_int_eq(item_key_build(&cset.base, it, false, &k, err), 0);
+    g->k = &k;
+    rc = index_mutate_gated(&cset, cbase, &k, cput_fn, it, cgate_fn, g,
+                            NULL, err);
+    json_decref(it);
+    return rc;
+}
+
+static uint64_t
+rows(struct stable *t)
+{
+    uint64_t count = 0, bytes = 0;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
+    return count;
+}
+
+START_TEST(test_index_gate_refusal_writes_nothing)
+{
+    struct cgate g = { .refuse = true };
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(cput(citem("a", "1", 10), &g, &err), -1);
+    ck_assert_int_eq(err.type, DDB_THROUGHPUT_EXCEEDED);
+    ck_assert_int_eq(g.calls, 1);
+    ck_assert_uint_eq(rows(cbase), 0);
+    ck_assert_uint_eq(rows(cset.idx[0].t), 0);
+    ddb_err_clear(&err);
+    g.refuse = false;
+    ck_assert_int_eq(cput(citem("a", "1", 10), &g, &err), 0);
+    ck_assert_uint_eq(rows(cbase), 1);
+    ck_assert_uint_eq(rows(cset.idx[0].t), 1);
+}
+END_TEST
+
+START_TEST(test_index_collection_limit)
+{
+    struct cgate g = { .limit = 4096 };
+    struct ddb_err err;
+    int i;
+
+    ddb_err_init(&err);
+    for (i = 0; i < 4; i++) {
+        char sk[8];
+
+        snprintf(sk, sizeof(sk), "%d", i);
+        ck_assert_int_eq(cput(citem("a", sk, 1000), &g, &err), 0);
+    }
+    ck_assert_int_eq(cput(citem("a", "4", 1000), &g, &err), -1);
+    ck_assert_int_eq(err.type, DDB_ITEM_COLLECTION_SIZE_LIMIT);
+    ck_assert_str_eq(err.msg, INDEX_COLLECTION_MSG);
+    ddb_err_clear(&err);
+    ck_assert_uint_eq(rows(cbase), 4);
+    /* Another collection, and a shrinking write, pass. */
+    ck_assert_int_eq(cput(citem("b", "0", 1000), &g, &err), 0);
+    ck_assert_int_eq(cput(citem("a", "0", 10), &g, &err), 0);
+    ck_assert_int_eq(cput(citem("a", "4", 900), &g, &err), 0);
+    /* No limit. */
+    g.limit = 0;
+    ck_assert_int_eq(cput(citem("a", "5", 5000), &g, &err), 0);
+}
+END_TEST
+
 static Suite *
 index_suite(void)
 {
@@ -254,6 +429,11 @@ index_suite(void)
     tcase_add_test(tc, test_index_plan_units);
     tcase_add_test(tc, test_index_capacity_json);
     tcase_add_test(tc, test_index_hidden_names);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("collections");
+    tcase_add_checked_fixture(tc, coll_setup, coll_teardown);
+    tcase_add_test(tc, test_index_gate_refusal_writes_nothing);
+    tcase_add_test(tc, test_index_collection_limit);
     suite_add_tcase(s, tc);
     return s;
 }
