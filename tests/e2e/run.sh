@@ -230,6 +230,15 @@ if [ -n "$server_pid" ]; then
                 echo "run.sh: the server exited $rc after SIGTERM" >&2
                 echo "E2E-RESULT server-shutdown 0 1 0" >> "$results"
             fi
+            # A sanitizer build reports errors on stderr without always
+            # stopping the server: any report fails the run.
+            if grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" \
+                    "$tmp/server.log" 2>/dev/null; then
+                echo "run.sh: the server reported sanitizer errors:" >&2
+                grep -A30 "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" \
+                    "$tmp/server.log" | head -n 80 >&2
+                echo "E2E-RESULT server-sanitizer 0 1 0" >> "$results"
+            fi
         fi
     fi
 fi
