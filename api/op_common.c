@@ -13,6 +13,7 @@
 #include "api/index.h"
 #include "api/op_common.h"
 #include "api/table_desc.h"
+#include "api/txn_inflight.h"
 
 /* ------------------------------------------------------------------------
  * Expressions
@@ -639,6 +640,9 @@ api_admin_faults(struct api_server *srv, bool post, const json_t *req,
     json_t *list;
     size_t i;
 
+    /* {"pause_ms": ...}: transaction pause rules (txn_inflight.c) */
+    if (post && json_object_get(req, "pause_ms") != NULL)
+        return txn_inflight_pause_admin(srv, req, resp, err);
     if (f == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "Fault injection is not "
                            "available");

@@ -230,14 +230,13 @@ class BatchWriteTest(BatchCase):
                 for i in range(26)]
         e = self.assertValidation(self.c.batch_write_item,
                                   RequestItems={self.t: reqs})
-        msg = e.response["Error"]["Message"]
-        self.assertTrue(msg.startswith("1 validation error detected: Value "
-                                       "'{%s=[com.amazonaws.dynamodb."
-                                       "v20120810.WriteRequest@" % self.t),
-                        msg)
-        self.assertTrue(msg.endswith("]}' at 'requestItems' failed to "
-                                     "satisfy constraint: " + WRITE_VALUES),
-                        msg)
+        # The generic form, no echo (paritysuite/dynamodb-conformance
+        # error-messages/batchWriteItem.test.ts accepts it, 2026-10).
+        self.assertEqual(
+            e.response["Error"]["Message"],
+            "1 validation error detected: Value at 'RequestItems.%s.member'"
+            " failed to satisfy constraint: Member must have length less "
+            "than or equal to 25" % self.t)
         # 25 per table, but more than 25 in all.
         self.assertValidation(
             self.c.batch_write_item,
@@ -251,7 +250,7 @@ class BatchWriteTest(BatchCase):
     def test_empty_and_missing_request_items(self):
         self.assertValidation(
             self.u.batch_write_item,
-            "1 validation error detected: Value '{}' at 'requestItems' "
+            "1 validation error detected: Value at 'RequestItems' "
             "failed to satisfy constraint: Member must have length greater "
             "than or equal to 1", RequestItems={})
         self.assertValidation(
@@ -277,18 +276,20 @@ class BatchWriteTest(BatchCase):
         e = self.assertValidation(
             self.u.batch_write_item, RequestItems={
                 "a": [{"PutRequest": {"Item": {"pk": S("x")}}}]})
-        self.assertTrue(re.fullmatch(
-            r"1 validation error detected: Value '\{a=\[com\.amazonaws\."
-            r"dynamodb\.v20120810\.WriteRequest@[0-9a-f]+\]\}' at "
-            r"'requestItems' failed to satisfy constraint: " +
-            re.escape(TABLE_KEYS), e.response["Error"]["Message"]),
-            e.response["Error"]["Message"])
+        self.assertEqual(
+            "1 validation error detected: Value '{a=[WriteRequest(putRequest"
+            "=PutRequest(item={pk=AttributeValue(S=x)}), deleteRequest=null"
+            ")]}' at 'requestItems' failed to satisfy constraint: " +
+            TABLE_KEYS, e.response["Error"]["Message"])
         status, b = self.raw("BatchWriteItem", {"RequestItems": {
             "aa;": [{"PutRequest": {}, "DeleteRequest": {}}]},
             "ReturnConsumedCapacity": "hi"})
         self.assertEqual(status, 400)
         self.assertTrue(b["__type"].endswith("#ValidationException"))
-        self.assertTrue(b["message"].startswith("4 validation errors "
+        # The malformed name gives way to the bad enum (us-east-1 and
+        # eu-west-2, 2026-10: paritysuite/dynamodb-conformance
+        # validation-ordering/batchOperations.test.ts).
+        self.assertTrue(b["message"].startswith("3 validation errors "
                                                 "detected: Value 'hi' at "
                                                 "'returnConsumedCapacity'"),
                         b["message"])
@@ -590,13 +591,11 @@ class BatchGetTest(BatchCase):
         keys = [{"pk": S("k%d" % i)} for i in range(101)]
         e = self.assertValidation(self.c.batch_get_item, RequestItems={
             self.t: {"Keys": keys}})
-        msg = e.response["Error"]["Message"]
-        self.assertTrue(msg.startswith("1 validation error detected: "
-                                       "Value '["), msg)
-        self.assertTrue(msg.endswith("]' at 'requestItems.%s.member.keys' "
-                                     "failed to satisfy constraint: Member "
-                                     "must have length less than or equal "
-                                     "to 100" % self.t), msg)
+        self.assertEqual(
+            e.response["Error"]["Message"],
+            "1 validation error detected: Value at 'RequestItems.%s.member."
+            "Keys' failed to satisfy constraint: Member must have length "
+            "less than or equal to 100" % self.t)
         self.assertValidation(
             self.c.batch_get_item,
             "Too many items requested for the BatchGetItem call",
@@ -674,7 +673,7 @@ class BatchGetTest(BatchCase):
     def test_shape_errors(self):
         self.assertValidation(
             self.u.batch_get_item,
-            "1 validation error detected: Value '{}' at 'requestItems' "
+            "1 validation error detected: Value at 'RequestItems' "
             "failed to satisfy constraint: Member must have length greater "
             "than or equal to 1", RequestItems={})
         status, b = self.raw("BatchGetItem", {
@@ -688,20 +687,18 @@ class BatchGetTest(BatchCase):
             "be null"))
         self.assertValidation(
             self.u.batch_get_item,
-            "1 validation error detected: Value '[]' at "
-            "'requestItems.%s.member.keys' failed to satisfy constraint: "
+            "1 validation error detected: Value at "
+            "'RequestItems.%s.member.Keys' failed to satisfy constraint: "
             "Member must have length greater than or equal to 1" % self.t,
             RequestItems={self.t: {"Keys": []}})
         e = self.assertValidation(self.u.batch_get_item, RequestItems={
             "a": {}})
-        self.assertTrue(re.fullmatch(
-            r"2 validation errors detected: Value '\{a=com\.amazonaws\."
-            r"dynamodb\.v20120810\.KeysAndAttributes@[0-9a-f]+\}' at "
-            r"'requestItems' failed to satisfy constraint: " +
-            re.escape(TABLE_KEYS) + "; " + re.escape(
-                "Value null at 'requestItems.a.member.keys' failed to "
-                "satisfy constraint: Member must not be null"),
-            e.response["Error"]["Message"]), e.response["Error"]["Message"])
+        self.assertEqual(
+            "2 validation errors detected: Value '{\"a\":{}}' at "
+            "'requestItems' failed to satisfy constraint: " + TABLE_KEYS +
+            "; Value null at 'requestItems.a.member.keys' failed to "
+            "satisfy constraint: Member must not be null",
+            e.response["Error"]["Message"])
 
     def test_serialization(self):
         status, b = self.raw("BatchGetItem",
