@@ -11,6 +11,7 @@
 #include "api/index.h"
 #include "api/item.h"
 #include "api/op_common.h"
+#include "api/txn_inflight.h"
 
 /*
  * Order of checks (DynamoDB, as modelled by dynalite's validations/ and
@@ -263,8 +264,10 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.size = size;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
     /* Throttling: the table, then (planned from the current item) the
-     * GSI partitions the write changes. */
-    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
+     * GSI partitions the write changes. An item an ongoing transaction
+     * holds: TransactionConflictException (txn_inflight.c). */
+    if (txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
+        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
                           capacity_write_units(size), &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, put_fn, &a, &th, err) != 0)
         goto out;
@@ -551,6 +554,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.key = key;
     a.rv = rv_mode_of(req);
     if (idx_open(ctx, &ot, &is, err) != 0 ||
+        txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
         op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, update_fn, &a, &th, err) != 0)
         goto out;
@@ -662,6 +666,7 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.cond = cond;
     a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
     if (idx_open(ctx, &ot, &is, err) != 0 ||
+        txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
         op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, delete_fn, &a, &th, err) != 0)
         goto out;

@@ -420,6 +420,7 @@ struct tpart {
     struct win w[2];                    /* all consumption: the ceiling */
     struct win bw[2];                   /* consumption paid by borrowing */
     struct hist h[2];
+    struct win rej[2];                  /* rejections, last second (count) */
     int64_t total[2];                   /* consumed since creation, mu */
     uint64_t admitted[2], borrowed[2], would[2];
     uint64_t throttled[2][THROTTLE_CAUSE_COUNT];
@@ -536,6 +537,7 @@ part_init(struct tpart *p, uint64_t now_ms)
         p->b[op].t_ms = now_ms;
         win_init(&p->w[op], now_ms);
         win_init(&p->bw[op], now_ms);
+        win_init(&p->rej[op], now_ms);
         p->h[op].sec = now_ms / 1000;
     }
 }
@@ -612,6 +614,7 @@ advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
         bucket_refill(&p->b[op], now_ms);
         win_advance(&p->w[op], now_ms);
         win_advance(&p->bw[op], now_ms);
+        win_advance(&p->rej[op], now_ms);
         hist_advance(&p->h[op], now_ms);
     }
     return now_ms;
@@ -680,6 +683,7 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
         a->b[op].level = parent->b[op].level - b->b[op].level;
         win_split(&parent->w[op], &a->w[op], &b->w[op]);
         win_split(&parent->bw[op], &a->bw[op], &b->bw[op]);
+        win_split(&parent->rej[op], &a->rej[op], &b->rej[op]);
         for (unsigned s = 0; s < THROTTLE_HISTORY_S; s++) {
             b->h[op].v[s] = parent->h[op].v[s] / 2;
             a->h[op].v[s] = parent->h[op].v[s] - b->h[op].v[s];
@@ -849,6 +853,7 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
         }
     } else {
         p->throttled[o][c]++;
+        win_add(&p->rej[o], 1);
         sketch_add_mu(t->hk[o == THROTTLE_READ ? THROTTLE_HK_READ_THROTTLED
                                                : THROTTLE_HK_WRITE_THROTTLED],
                       pk, pk_len, MU_PER_UNIT);
@@ -1085,6 +1090,26 @@ throttle_part_stats(struct throttle_table *t, unsigned part, uint64_t now_ms,
     advance(t, &t->p[part], now_ms);
     for (int op = 0; op < 2; op++)
         op_stats(t, &t->p[part], op, &out->op[op]);
+    pthread_mutex_unlock(&t->mu);
+    return 0;
+}
+
+int
+throttle_part_throttled_1s(struct throttle_table *t, unsigned part,
+                           uint64_t now_ms, uint64_t out[2],
+                           struct ddb_err *err)
+{
+    pthread_mutex_lock(&t->mu);
+    if (part >= t->n) {
+        unsigned n = t->n;
+
+        pthread_mutex_unlock(&t->mu);
+        return ddb_err_set(err, DDB_INTERNAL,
+                           "throttle: no partition %u of %u", part, n);
+    }
+    advance(t, &t->p[part], now_ms);
+    for (int op = 0; op < 2; op++)
+        out[op] = (uint64_t)t->p[part].rej[op].sum;
     pthread_mutex_unlock(&t->mu);
     return 0;
 }

@@ -239,6 +239,13 @@ int throttle_part_stats(struct throttle_table *t, unsigned part,
                         struct ddb_err *err);
 void throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
                           struct throttle_table_stats *out);
+/* Requests of partition part rejected (throttled, every cause) in the
+ * last second, the same sliding window as last_1s: out[THROTTLE_READ],
+ * out[THROTTLE_WRITE]. With enforce off nothing is rejected (0). -1 with
+ * err if part is out of range. */
+int throttle_part_throttled_1s(struct throttle_table *t, unsigned part,
+                               uint64_t now_ms, uint64_t out[2],
+                               struct ddb_err *err);
 
 /* Hot keys: a space-saving summary per kind, THROTTLE_HOTKEYS entries. */
 #define THROTTLE_HOTKEYS 64

@@ -232,6 +232,12 @@ class TransactionMessagesTest(Case):
                                     "Key": {"pk": S("g%d" % i)}}}
                            for i in range(101)])
 
+    def test_action_with_no_operation(self):
+        self.assertValidation(
+            self.u.transact_write_items,
+            "Invalid Request: TransactWriteRequest should contain Delete or "
+            "Put or Update request", TransactItems=[{}])
+
     def test_token_before_the_enums(self):
         token = "x" * 37
         self.assertValidation(
@@ -373,6 +379,42 @@ class OrderingTest(Case):
                                   KeyConditionExpression=expr,
                                   ExpressionAttributeValues={
                                       ":n": {"N": "1"}})
+
+
+@dynalite_differs("older number checks")
+class NumberExponentTest(Case):
+    """limits/numberExponent.test.ts: a zero is range-checked by the
+    exponent it is written with; an exponent past a 64-bit integer is not
+    a number at all."""
+
+    def put(self, n, pk="nx"):
+        return self.c.put_item(TableName=self.t,
+                               Item={"pk": S(pk), "v": {"N": n}})
+
+    def test_zero_with_an_exponent(self):
+        for n, want in (("0e126", "Number overflow. Attempting to store a "
+                         "number with magnitude larger than supported "
+                         "range"),
+                        ("0e-131", "Number underflow. Attempting to store a "
+                         "number with magnitude smaller than supported "
+                         "range")):
+            self.assertValidation(self.put, one(want), n=n)
+        self.put("0e125", "nx0")
+        self.put("0.0e126", "nx1")       # BigDecimal 0E+125: in range
+        for pk in ("nx0", "nx1"):
+            self.assertEqual(self.c.get_item(
+                TableName=self.t, Key={"pk": S(pk)},
+                ConsistentRead=True)["Item"]["v"], {"N": "0"})
+
+    def test_exponent_past_64_bits(self):
+        self.assertValidation(
+            self.put, one("The parameter cannot be converted to a numeric "
+                          "value: 1e9223372036854775808"),
+            n="1e9223372036854775808")
+        self.assertValidation(
+            self.put, one("Number overflow. Attempting to store a number "
+                          "with magnitude larger than supported range"),
+            n="1e9223372036854775807")
 
 
 class SetOrderTest(Case):
