@@ -36,6 +36,13 @@ done
 if [ -f test-suite.log ]; then
     sed -n '1,/^\.\. contents::/p' test-suite.log | grep -E '^# ' || true
 fi
+# One plain closing line over the test programs make check ran.
+if [ -f test-suite.log ]; then
+    pass=$(sed -n 's/^# PASS: *//p' test-suite.log | head -n 1)
+    fail=$(sed -n 's/^# FAIL: *//p' test-suite.log | head -n 1)
+    err=$(sed -n 's/^# ERROR: *//p' test-suite.log | head -n 1)
+    echo "tests: ${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
+fi
 if [ "$status" -ne 0 ]; then
     echo "FAILED (make check exit status $status): see test-suite.log"
     exit "$status"
