@@ -742,7 +742,8 @@ index_json(struct api_server *srv, uint64_t now)
         { "GET", "/shardlocal/tables/{table}", "one table and its GSIs" },
         { "GET", "/shardlocal/tables/{table}/partitions",
           "per partition: hash range, items, bytes, consumed RCU/WCU, "
-          "bucket levels, throttles by cause (?history=1: per second)" },
+          "bucket levels, throttles by cause and in the last second "
+          "(?history=1: per second)" },
         { "GET", "/shardlocal/tables/{table}/hotkeys",
           "top partition keys by consumed capacity and by throttles "
           "(?n=10, at most 64)" },
@@ -750,7 +751,8 @@ index_json(struct api_server *srv, uint64_t now)
           "the same for a GSI" },
         { "GET", "/shardlocal/tables/{table}/indexes/{index}/hotkeys",
           "the same for a GSI" },
-        { "GET", "/shardlocal/ui", "live view of partitions and hot keys" },
+        { "GET", "/shardlocal/ui", "live view of partitions and hot keys "
+          "(?table=T&index=G picks the table or GSI)" },
         { "GET", "/metrics", "Prometheus text, CloudWatch metric names" },
         { "GET", "/shardlocal/clock", "the clock (virtual or wall)" },
         { "POST", "/shardlocal/clock", "advance or set the virtual clock" },
@@ -1258,7 +1260,12 @@ static const char *
 ui_html(void)
 {
     /* One page, no dependencies: polls /shardlocal/tables, then the
-     * selected table's (or GSI's) partitions and hot keys every second. */
+     * selected table's (or GSI's) partitions and hot keys every second.
+     * ?table=T&index=G picks the view (the menu keeps the URL in step); a
+     * partition is red while it throttled in the last second
+     * (throttled_last_second), totals are shown beside it; a selected
+     * table that disappears shows "was deleted" and empty views instead
+     * of its last numbers, and comes back if it is created again. */
     static const char page[] =
         "<!doctype html>\n"
         "<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

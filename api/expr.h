@@ -80,4 +80,27 @@ struct keycond {
 int expr_keycond(const struct expr *e, const struct key_schema *ks,
                  struct keycond *kc, struct ddb_err *err);
 
+/*
+ * The key condition of a query on an index with a multi-attribute key
+ * (index.h: up to 4 HASH and 4 RANGE attributes). names/types list the
+ * HASH attributes (nhash) followed by the RANGE attributes (nrange), in
+ * KeySchema order. DynamoDB's rules: equality on every HASH attribute and
+ * on a gap-free prefix of the RANGE attributes; only the last RANGE
+ * attribute named may carry a range condition; clauses in any order.
+ * On success kc->pk[i] is HASH attribute i's value, kc->eq[0..neq-1] the
+ * leading RANGE equalities and kc->op/v1/v2 the condition on RANGE
+ * attribute neq (KC_NONE: none). Values are borrowed from the env.
+ */
+#define KEYCOND_ATTRS_MAX 4
+struct keycond_multi {
+    const json_t *pk[KEYCOND_ATTRS_MAX];
+    size_t neq;
+    const json_t *eq[KEYCOND_ATTRS_MAX];
+    enum keycond_op op;
+    const json_t *v1, *v2;
+};
+int expr_keycond_multi(const struct expr *e, const char *const *names,
+                       const char *types, size_t nhash, size_t nrange,
+                       struct keycond_multi *kc, struct ddb_err *err);
+
 #endif

@@ -996,3 +996,104 @@ expr_keycond(const struct expr *e, const struct key_schema *ks,
     }
     return 0;
 }
+
+/*
+ * The multi-attribute form of expr_keycond() (expr.h). Real DynamoDB
+ * (paritysuite/dynamodb-conformance tier1/query/multiAttributeGsiKey):
+ * "RANGE key attributes b must have equality conditions specified in the
+ * query because a condition is present on key attribute c" for a gap in,
+ * or a range condition before the end of, the RANGE prefix named.
+ */
+int
+expr_keycond_multi(const struct expr *e, const char *const *names,
+                   const char *types, size_t nhash, size_t nrange,
+                   struct keycond_multi *kc, struct ddb_err *err)
+{
+    struct kc_item items[KC_MAX];
+    const struct kc_item *it[2 * KEYCOND_ATTRS_MAX];
+    size_t nkeys = nhash + nrange, i, used = 0, last = 0;
+    bool any_range = false;
+    char miss[4 * 260];
+    const char *m;
+    int n = 0;
+
+    memset(kc, 0, sizeof(*kc));
+    if (e == NULL || e->root == NULL || nhash == 0 ||
+        nhash > KEYCOND_ATTRS_MAX || nrange > KEYCOND_ATTRS_MAX)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Query key condition not supported");
+    m = kc_walk(e->root, items, &n);
+    if (m != NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "%s", m);
+    if ((size_t)n > nkeys)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "The number of query conditions (%d) exceeds the "
+                           "number of key attributes defined in the schema "
+                           "(%zu)", n, nkeys);
+    for (i = 0; i < nkeys; i++) {
+        it[i] = kc_find(items, n, names[i]);
+        if (it[i] != NULL)
+            used++;
+    }
+    for (i = 0; i < nhash; i++)
+        if (it[i] == NULL)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Query condition missed key schema element: "
+                               "%s", names[i]);
+    if (used != (size_t)n)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Query key condition not supported");
+    for (i = 0; i < nhash; i++) {
+        if (!kc_types_ok(it[i], types[i]))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Condition parameter type does not match "
+                               "schema type");
+        if (it[i]->op != KC_EQ)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Query key condition not supported");
+        kc->pk[i] = it[i]->v[0];
+    }
+    for (i = 0; i < nrange; i++)
+        if (it[nhash + i] != NULL) {
+            last = i;
+            any_range = true;
+        }
+    kc->op = KC_NONE;
+    if (!any_range)
+        return 0;
+    miss[0] = '\0';
+    for (i = 0; i < last; i++) {
+        const struct kc_item *r = it[nhash + i];
+
+        if (r != NULL && r->op == KC_EQ)
+            continue;
+        if (miss[0] != '\0')
+            strcat(miss, ", ");
+        strncat(miss, names[nhash + i], 256);
+    }
+    if (miss[0] != '\0')
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "RANGE key attributes %s must have equality "
+                           "conditions specified in the query because a "
+                           "condition is present on key attribute %s",
+                           miss, names[nhash + last]);
+    for (i = 0; i <= last; i++)
+        if (!kc_types_ok(it[nhash + i], types[nhash + i]))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Condition parameter type does not match "
+                               "schema type");
+    for (i = 0; i < last; i++)
+        kc->eq[i] = it[nhash + i]->v[0];
+    kc->neq = last;
+    if (it[nhash + last]->op == KC_EQ) {
+        kc->eq[last] = it[nhash + last]->v[0];
+        kc->neq = last + 1;
+        return 0;
+    }
+    kc->op = it[nhash + last]->op;
+    kc->v1 = it[nhash + last]->v[0];
+    kc->v2 = it[nhash + last]->nv > 1 ? it[nhash + last]->v[1] : NULL;
+    return 0;
+}

@@ -75,6 +75,66 @@ index_is_hidden_name(const char *name)
     return name != NULL && strchr(name, '/') != NULL;
 }
 
+/* The AttributeType of attribute name in AttributeDefinitions, or 0. */
+static char
+def_type(const json_t *defs, const char *name)
+{
+    const json_t *e;
+    const char *t;
+    size_t i;
+
+    json_array_foreach(defs, i, e) {
+        const char *n = json_string_value(json_object_get(e,
+                                                          "AttributeName"));
+
+        if (n == NULL || strcmp(n, name) != 0)
+            continue;
+        t = json_string_value(json_object_get(e, "AttributeType"));
+        return t != NULL ? t[0] : 0;
+    }
+    return 0;
+}
+
+/* Every HASH and RANGE attribute of an index KeySchema into d->hash and
+ * d->range, in order. */
+static int
+keys_parse(const json_t *schema, const json_t *defs, struct index_def *d,
+           struct ddb_err *err)
+{
+    const json_t *e;
+    size_t i;
+
+    json_array_foreach(schema, i, e) {
+        const char *n = json_string_value(json_object_get(e,
+                                                          "AttributeName"));
+        const char *kt = json_string_value(json_object_get(e, "KeyType"));
+        struct index_key_attr *a;
+
+        if (n == NULL || kt == NULL || strlen(n) >= sizeof(a->name))
+            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
+        if (strcmp(kt, "HASH") == 0 && d->nhash < INDEX_KEY_ATTRS_MAX)
+            a = &d->hash[d->nhash++];
+        else if (strcmp(kt, "RANGE") == 0 && d->nrange < INDEX_KEY_ATTRS_MAX)
+            a = &d->range[d->nrange++];
+        else
+            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
+        strcpy(a->name, n);
+        a->type = def_type(defs, n);
+        if (a->type == 0)
+            return ddb_err_set(err, DDB_INTERNAL,
+                               "key attribute %s has no definition", n);
+    }
+    if (d->nhash == 0)
+        return ddb_err_set(err, DDB_INTERNAL, "key schema has no HASH key");
+    return 0;
+}
+
+bool
+index_is_multi(const struct index_def *d)
+{
+    return d->nhash > 1 || d->nrange > 1;
+}
+
 /* Parse one index description into d (hidden table not opened yet). */
 static int
 def_parse(const json_t *idx, const json_t *defs, bool global,
@@ -96,9 +156,18 @@ def_parse(const json_t *idx, const json_t *defs, bool global,
     d->readable = !global || status == NULL ||
                   strcmp(status, "ACTIVE") == 0 ||
                   strcmp(status, "UPDATING") == 0;
-    tmp = json_pack("{s:O, s:O}", "KeySchema",
-                    json_object_get(idx, "KeySchema"),
+    if (keys_parse(json_object_get(idx, "KeySchema"), defs, d, err) != 0)
+        return -1;
+    /* ks: the first HASH and the first RANGE attribute, as for a
+     * one-attribute key. */
+    tmp = json_pack("{s:[{s:s, s:s}], s:O}", "KeySchema",
+                    "AttributeName", d->hash[0].name, "KeyType", "HASH",
                     "AttributeDefinitions", defs);
+    if (tmp != NULL && d->nrange > 0)
+        json_array_append_new(json_object_get(tmp, "KeySchema"),
+                              json_pack("{s:s, s:s}", "AttributeName",
+                                        d->range[0].name, "KeyType",
+                                        "RANGE"));
     if (tmp == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "malformed index %s", d->name);
     rc = key_schema_from_desc(tmp, &d->ks, err);
@@ -293,30 +362,62 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
 {
     uint8_t ipk[KEY_BYTES_MAX], v[KEY_BYTES_MAX];
     const char *bnames[2] = { base->hash_name, base->range_name };
-    struct comp *c = NULL;
+    struct comp *c = NULL, *pc = NULL;
     long pk_len = 0, len = 0;
     const json_t *av;
-    int r, r2 = 1, rc = -1;
-    size_t i;
+    bool absent = false;
+    int r, rc = -1;
+    size_t i, nhash = d->nhash > 0 ? d->nhash : 1;
 
-    r = idx_attr(d, item, d->ks.hash_name, d->ks.hash_type, ipk, &pk_len,
-                 err);
-    if (r < 0)
-        return -1;
+    /* Multi-attribute keys: the partition key is every HASH attribute
+     * (escaped composite, hashed as one value), the sort key every RANGE
+     * attribute in KeySchema order, compared one after another. One
+     * HASH attribute keeps its plain encoding. */
     c = malloc(sizeof(*c));
     if (c == NULL)
         abort();
     c->len = 0;
-    if (d->ks.range_type != 0) {
-        r2 = idx_attr(d, item, d->ks.range_name, d->ks.range_type, v, &len,
-                      err);
-        if (r2 < 0)
+    if (nhash > 1) {
+        pc = malloc(sizeof(*pc));
+        if (pc == NULL)
+            abort();
+        pc->len = 0;
+    }
+    for (i = 0; i < nhash; i++) {
+        const char *n = d->nhash > 0 ? d->hash[i].name : d->ks.hash_name;
+        char t = d->nhash > 0 ? d->hash[i].type : d->ks.hash_type;
+
+        r = idx_attr(d, item, n, t, pc != NULL ? v : ipk,
+                     pc != NULL ? &len : &pk_len, err);
+        if (r < 0)
             goto out;
-        if (r2 > 0)
+        if (r == 0)
+            absent = true;
+        else if (pc != NULL)
+            comp_add(pc, v, (size_t)len);
+    }
+    if (d->nrange == 0 && d->ks.range_type != 0) {
+        r = idx_attr(d, item, d->ks.range_name, d->ks.range_type, v, &len,
+                     err);
+        if (r < 0)
+            goto out;
+        if (r == 0)
+            absent = true;
+        else
+            comp_add(c, v, (size_t)len);
+    }
+    for (i = 0; i < d->nrange; i++) {
+        r = idx_attr(d, item, d->range[i].name, d->range[i].type, v, &len,
+                     err);
+        if (r < 0)
+            goto out;
+        if (r == 0)
+            absent = true;
+        else
             comp_add(c, v, (size_t)len);
     }
     rc = 0;
-    if (r == 0 || r2 == 0)
+    if (absent)
         goto out;                   /* sparse: not in the index */
     for (i = 0; i < 2; i++) {
         if (bnames[i][0] == '\0')
@@ -328,11 +429,88 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
         comp_add(c, v, (size_t)len);
     }
     comp_finish(c);
-    key_set(k, ipk, (size_t)pk_len, c->b, c->len);
+    if (pc != NULL) {
+        comp_finish(pc);
+        key_set(k, pc->b, pc->len, c->b, c->len);
+    } else {
+        key_set(k, ipk, (size_t)pk_len, c->b, c->len);
+    }
     rc = 1;
 out:
     free(c);
+    free(pc);
     return rc;
+}
+
+long
+index_pk_encode(const struct index_def *d, const json_t *const *values,
+                uint8_t *out)
+{
+    uint8_t v[KEY_BYTES_MAX];
+    struct comp *c;
+    long len;
+    size_t i;
+
+    if (d->nhash <= 1)
+        return values[0] != NULL ? key_encode_value(values[0], out) : -1;
+    c = malloc(sizeof(*c));
+    if (c == NULL)
+        abort();
+    c->len = 0;
+    for (i = 0; i < d->nhash; i++) {
+        len = values[i] != NULL ? key_encode_value(values[i], v) : -1;
+        if (len < 0) {
+            free(c);
+            return -1;
+        }
+        comp_add(c, v, (size_t)len);
+    }
+    comp_finish(c);
+    memcpy(out, c->b, c->len);
+    len = (long)c->len;
+    free(c);
+    return len;
+}
+
+void
+index_sk_append(uint8_t *out, size_t *len, const uint8_t *v, size_t n)
+{
+    struct comp *c = malloc(sizeof(*c));
+    size_t take;
+
+    if (c == NULL)
+        abort();
+    c->len = 0;
+    comp_add(c, v, n);
+    take = c->len;
+    if (*len + take > KEY_BYTES_MAX)
+        take = KEY_BYTES_MAX - *len;
+    memcpy(out + *len, c->b, take);
+    *len += take;
+    free(c);
+}
+
+json_t *
+index_key_map(const struct index_def *d, const json_t *item)
+{
+    json_t *out = json_object();
+    const json_t *v;
+    size_t i;
+
+    for (i = 0; i < d->nhash; i++)
+        if ((v = json_object_get(item, d->hash[i].name)) != NULL)
+            json_object_set(out, d->hash[i].name, (json_t *)v);
+    for (i = 0; i < d->nrange; i++)
+        if ((v = json_object_get(item, d->range[i].name)) != NULL)
+            json_object_set(out, d->range[i].name, (json_t *)v);
+    if (d->nhash == 0) {
+        if ((v = json_object_get(item, d->ks.hash_name)) != NULL)
+            json_object_set(out, d->ks.hash_name, (json_t *)v);
+        if (d->ks.range_name[0] != '\0' &&
+            (v = json_object_get(item, d->ks.range_name)) != NULL)
+            json_object_set(out, d->ks.range_name, (json_t *)v);
+    }
+    return out;
 }
 
 int
@@ -383,6 +561,10 @@ index_project(const struct index_def *d, const struct key_schema *base,
     copy_attr(out, item, base->range_name);
     copy_attr(out, item, d->ks.hash_name);
     copy_attr(out, item, d->ks.range_name);
+    for (i = 0; i < d->nhash; i++)
+        copy_attr(out, item, d->hash[i].name);
+    for (i = 0; i < d->nrange; i++)
+        copy_attr(out, item, d->range[i].name);
     if (d->proj == INDEX_PROJ_INCLUDE)
         json_array_foreach(d->nonkey, i, n)
             copy_attr(out, item, json_string_value(n));

@@ -23,6 +23,16 @@
 
 enum index_proj { INDEX_PROJ_ALL, INDEX_PROJ_KEYS_ONLY, INDEX_PROJ_INCLUDE };
 
+/* Multi-attribute keys: a GSI's KeySchema may name up to 4 HASH and 4
+ * RANGE attributes (DynamoDB's "multi-attribute keys"). */
+#define INDEX_KEY_ATTRS_MAX 4
+
+/* One attribute of an index key. */
+struct index_key_attr {
+    char name[256];
+    char type;                      /* 'S', 'N' or 'B' */
+};
+
 /* One index of a table, parsed from the table's description. */
 struct index_def {
     const char *name;               /* borrowed from the set's desc */
@@ -33,7 +43,29 @@ struct index_def {
     enum index_proj proj;
     const json_t *nonkey;           /* borrowed: NonKeyAttributes or NULL */
     struct stable *t;               /* owned handle on the hidden table */
+    /* Every key attribute in KeySchema order (ks holds the first HASH and
+     * the first RANGE one): nhash >= 1, nrange >= 0. */
+    size_t nhash, nrange;
+    struct index_key_attr hash[INDEX_KEY_ATTRS_MAX];
+    struct index_key_attr range[INDEX_KEY_ATTRS_MAX];
 };
+
+/* True when d's key has more than one HASH or more than one RANGE
+ * attribute (a multi-attribute key). */
+bool index_is_multi(const struct index_def *d);
+/* The index key attributes of item (every HASH and RANGE attribute of d
+ * that item has) as a new map. */
+json_t *index_key_map(const struct index_def *d, const json_t *item);
+/* Encode the index partition key of d from values[0..d->nhash-1] (one
+ * AttributeValue per HASH attribute, in KeySchema order) into out
+ * (KEY_BYTES_MAX): the plain encoding for one attribute, else an escaped
+ * composite of all of them. -1 if a value does not encode. */
+long index_pk_encode(const struct index_def *d, const json_t *const *values,
+                     uint8_t *out);
+/* Append the composite component for the encoded value v (n bytes) to
+ * out at *len (out has KEY_BYTES_MAX bytes; the escaped value and its
+ * 0x00 0x00 terminator, truncated at KEY_BYTES_MAX). */
+void index_sk_append(uint8_t *out, size_t *len, const uint8_t *v, size_t n);
 
 /* The indexes of one table (those whose hidden table exists). */
 struct index_set {

@@ -75,6 +75,16 @@ struct idx_state {
                                        collection limit (op_common.h) */
 };
 
+/* Make is safe for idx_close(). Only has and gate are set: set and units are
+ * read only when has, and idx_open() zeroes them then (the struct is
+ * ~15 KB, too much to clear on every plain write). */
+static void
+idx_init(struct idx_state *is)
+{
+    is->has = false;
+    memset(&is->gate, 0, sizeof(is->gate));
+}
+
 static int
 idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
          struct ddb_err *err)
@@ -84,6 +94,8 @@ idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
 
     if (d != NULL && index_desc_has(d)) {
         is->has = true;
+        memset(&is->set, 0, sizeof(is->set));
+        memset(is->units, 0, sizeof(is->units));
         rc = index_set_open(ctx->srv->st, d, &is->set, err);
     }
     json_decref(d);
@@ -219,13 +231,14 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *cond = NULL;
     struct item_key k;
     struct put_arg a = { 0 };
-    struct idx_state is = { 0 };
+    struct idx_state is;
     struct op_throttle th;
     json_t *item = NULL, *out = NULL;
     size_t size = 0;
     int rc = -1;
 
     op_throttle_init(&th);
+    idx_init(&is);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "PutItem", err) != 0)
@@ -515,13 +528,14 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *upd = NULL, *cond = NULL;
     struct item_key k;
     struct update_arg a = { 0 };
-    struct idx_state is = { 0 };
+    struct idx_state is;
     struct op_throttle th;
     json_t *key = NULL, *out = NULL;
     size_t units_size;
     int rc = -1;
 
     op_throttle_init(&th);
+    idx_init(&is);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
@@ -633,12 +647,13 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     struct expr *cond = NULL;
     struct item_key k;
     struct delete_arg a = { 0 };
-    struct idx_state is = { 0 };
+    struct idx_state is;
     struct op_throttle th;
     json_t *key = NULL, *out = NULL;
     int rc = -1;
 
     op_throttle_init(&th);
+    idx_init(&is);
 
     op_exprs_init(&x);
     if (op_exprs_begin_op(&x, req, "DeleteItem", err) != 0)

@@ -302,6 +302,19 @@ esk_attr_count(const struct read_req *r)
 
     if (r->idx == NULL)
         return n;
+    if (index_is_multi(r->idx)) {
+        const struct index_def *d = r->idx;
+        size_t i;
+
+        for (i = 0; i < d->nhash + d->nrange; i++) {
+            const char *a = i < d->nhash ? d->hash[i].name
+                                         : d->range[i - d->nhash].name;
+
+            if (strcmp(a, t->hash_name) != 0 && strcmp(a, t->range_name) != 0)
+                n++;
+        }
+        return n;
+    }
     x = &r->idx->ks;
     if (strcmp(x->hash_name, t->hash_name) != 0 &&
         strcmp(x->hash_name, t->range_name) != 0)
@@ -465,17 +478,36 @@ path_head_use(const char *text, const json_t *names, const char *attr)
 
 /* Query: a filter may not name a key attribute at all (dynalite
  * actions/query.js). */
+/* The key attributes of what is read: the table's or the index's (every
+ * attribute of a multi-attribute index key). Returns the count. */
+static size_t
+read_key_names(const struct read_req *r, const char **keys)
+{
+    const struct index_def *d = r->idx;
+    size_t i, n = 0;
+
+    if (d != NULL && index_is_multi(d)) {
+        for (i = 0; i < d->nhash; i++)
+            keys[n++] = d->hash[i].name;
+        for (i = 0; i < d->nrange; i++)
+            keys[n++] = d->range[i].name;
+        return n;
+    }
+    keys[0] = r->qks->hash_name;
+    keys[1] = r->qks->range_name;
+    return key_attr_count(r->qks);
+}
+
 static int
 check_filter_keys(struct read_req *r, struct ddb_err *err)
 {
-    const struct key_schema *ks = r->qks;
-    const char *keys[2] = { ks->hash_name, ks->range_name };
+    const char *keys[2 * INDEX_KEY_ATTRS_MAX];
     const json_t *qf = json_object_get(r->req, "QueryFilter");
     const char *fe = member_str(r->req, "FilterExpression");
     const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
-    size_t i;
+    size_t i, nkeys = read_key_names(r, keys);
 
-    for (i = 0; i < key_attr_count(ks); i++) {
+    for (i = 0; i < nkeys; i++) {
         if (fe != NULL) {
             if (path_head_use(fe, names, keys[i]) != HEAD_NONE)
                 return ddb_err_set(err, DDB_VALIDATION,
@@ -499,15 +531,14 @@ static int
 check_nested_keys(struct read_req *r, const char *member,
                   struct ddb_err *err)
 {
-    const struct key_schema *ks = r->qks;
-    const char *keys[2] = { ks->hash_name, ks->range_name };
+    const char *keys[2 * INDEX_KEY_ATTRS_MAX];
     const char *text = member_str(r->req, member);
     const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
-    size_t i;
+    size_t i, nkeys = read_key_names(r, keys);
 
     if (text == NULL)
         return 0;
-    for (i = 0; i < key_attr_count(ks); i++)
+    for (i = 0; i < nkeys; i++)
         if (path_head_use(text, names, keys[i]) == HEAD_NESTED)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Key attributes must be scalars; list random "
@@ -545,6 +576,8 @@ check_key_schema(struct read_req *r, struct ddb_err *err)
             return -1;
         if (kcs == NULL || json_is_null(kcs))
             continue;               /* KeyConditionExpression: expr_keycond */
+        if (r->idx != NULL && index_is_multi(r->idx))
+            continue;               /* expr_keycond_multi checks them all */
         if (is_hash && key_attr_count(ks) == 1 && ncond > 1)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Query key condition not supported");
@@ -700,7 +733,7 @@ page_row(void *arg, const struct item_key *k, const json_t *item,
         if (pg->lek == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "out of memory");
         if (r->idx != NULL) {
-            json_t *ik = item_key_map(&r->idx->ks, item);
+            json_t *ik = index_key_map(r->idx, item);
 
             json_object_update(pg->lek, ik);
             json_decref(ik);
@@ -1003,6 +1036,242 @@ index_range(const struct keycond *kc, struct sk_range *range, uint8_t *v1,
     return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Query on a multi-attribute index key
+ * ---------------------------------------------------------------------- */
+
+/* Append index_sk_bound(v, n, tail) to the prefix pre (plen bytes) into
+ * out. Returns the length. */
+static size_t
+mk_bound(uint8_t *out, const uint8_t *pre, size_t plen, const uint8_t *v,
+         size_t n, uint8_t tail)
+{
+    uint8_t *tmp = malloc(KEY_BYTES_MAX);
+    size_t len = plen, b;
+
+    if (tmp == NULL)
+        abort();
+    memcpy(out, pre, plen);
+    b = index_sk_bound(v, n, tail, tmp);
+    if (len + b > KEY_BYTES_MAX)
+        b = KEY_BYTES_MAX - len;
+    memcpy(out + len, tmp, b);
+    free(tmp);
+    return len + b;
+}
+
+/* memcmp order of two byte strings. */
+static int
+bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+    int c = memcmp(a, b, al < bl ? al : bl);
+
+    return c != 0 ? c : al < bl ? -1 : al > bl ? 1 : 0;
+}
+
+/* Is the composite sort key sk inside range? */
+static bool
+in_range(const struct sk_range *range, const uint8_t *sk, size_t len)
+{
+    int c;
+
+    if (range->prefix != NULL &&
+        (len < range->prefix_len ||
+         memcmp(sk, range->prefix, range->prefix_len) != 0))
+        return false;
+    if (range->lo != NULL) {
+        c = bytes_cmp(sk, len, range->lo, range->lo_len);
+        if (c < 0 || (c == 0 && !range->lo_incl))
+            return false;
+    }
+    if (range->hi != NULL) {
+        c = bytes_cmp(sk, len, range->hi, range->hi_len);
+        if (c > 0 || (c == 0 && !range->hi_incl))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * Query an index whose key has several HASH or RANGE attributes
+ * (index.c: the partition key is the composite of the HASH values, the
+ * sort key that of the RANGE values and the base key). The equalities on
+ * the leading RANGE attributes are a composite prefix; the condition on
+ * the next one becomes bounds below that prefix.
+ */
+static int
+query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
+{
+    const struct index_def *d = r->idx;
+    const char *names[2 * INDEX_KEY_ATTRS_MAX];
+    char types[2 * INDEX_KEY_ATTRS_MAX];
+    struct keycond_multi kc;
+    struct sk_range range;
+    uint8_t *pk = NULL, *pre = NULL, *v = NULL, *v2 = NULL, *lo = NULL,
+            *hi = NULL;
+    size_t i, plen = 0;
+    long pk_len, l1 = 0, l2 = 0;
+    bool use_range = false;
+    int rc = -1;
+
+    for (i = 0; i < d->nhash; i++) {
+        names[i] = d->hash[i].name;
+        types[i] = d->hash[i].type;
+    }
+    for (i = 0; i < d->nrange; i++) {
+        names[d->nhash + i] = d->range[i].name;
+        types[d->nhash + i] = d->range[i].type;
+    }
+    if (expr_keycond_multi(r->keycond, names, types, d->nhash, d->nrange,
+                           &kc, err) != 0)
+        return -1;
+    for (i = 0; i < d->nhash; i++)
+        if (av_empty_key(kc.pk[i]))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values are not valid. "
+                               "The AttributeValue for a key attribute "
+                               "cannot contain an empty %s value. Key: %s",
+                               json_object_get(kc.pk[i], "S") != NULL
+                                   ? "string" : "binary", names[i]);
+    pk = malloc(KEY_BYTES_MAX);
+    pre = malloc(KEY_BYTES_MAX);
+    v = malloc(KEY_BYTES_MAX);
+    v2 = malloc(KEY_BYTES_MAX);
+    lo = malloc(KEY_BYTES_MAX);
+    hi = malloc(KEY_BYTES_MAX);
+    if (pk == NULL || pre == NULL || v == NULL || v2 == NULL || lo == NULL ||
+        hi == NULL)
+        abort();
+    memset(&range, 0, sizeof(range));
+    pk_len = index_pk_encode(d, kc.pk, pk);
+    if (pk_len < 0)
+        goto badtype;
+    for (i = 0; i < kc.neq; i++) {
+        l1 = key_encode_value(kc.eq[i], v);
+        if (l1 < 0)
+            goto badtype;
+        index_sk_append(pre, &plen, v, (size_t)l1);
+    }
+    l1 = 0;
+    if (kc.op != KC_NONE) {
+        l1 = key_encode_value(kc.v1, v);
+        if (kc.op == KC_BETWEEN)
+            l2 = key_encode_value(kc.v2, v2);
+        if (l1 < 0 || l2 < 0)
+            goto badtype;
+    }
+    /* The bounds. hi: the end of the prefix (its last terminator byte
+     * 0x00 -> 0x01 sorts after every composite beginning with it). */
+    switch (kc.op) {
+    case KC_NONE:
+    case KC_EQ:
+        if (plen > 0) {
+            range.prefix = pre;
+            range.prefix_len = plen;
+            use_range = true;
+        }
+        break;
+    case KC_LT:
+    case KC_LE:
+        range.hi_len = mk_bound(hi, pre, plen, v, (size_t)l1,
+                                kc.op == KC_LT ? 0x00 : 0x01);
+        range.hi = hi;
+        if (plen > 0) {
+            range.lo = pre;
+            range.lo_len = plen;
+            range.lo_incl = true;
+        }
+        use_range = true;
+        break;
+    case KC_GT:
+    case KC_GE:
+        range.lo_len = mk_bound(lo, pre, plen, v, (size_t)l1,
+                                kc.op == KC_GE ? 0x00 : 0x01);
+        range.lo = lo;
+        range.lo_incl = true;
+        if (plen > 0) {
+            memcpy(hi, pre, plen);
+            hi[plen - 1] = 0x01;
+            range.hi = hi;
+            range.hi_len = plen;
+        }
+        use_range = true;
+        break;
+    case KC_BETWEEN:
+        range.lo_len = mk_bound(lo, pre, plen, v, (size_t)l1, 0x00);
+        range.lo = lo;
+        range.lo_incl = true;
+        range.hi_len = mk_bound(hi, pre, plen, v2, (size_t)l2, 0x01);
+        range.hi = hi;
+        use_range = true;
+        break;
+    case KC_BEGINS_WITH:
+        memcpy(lo, pre, plen);
+        range.prefix_len = plen + index_sk_prefix(v, (size_t)l1, v2);
+        if (range.prefix_len > KEY_BYTES_MAX)
+            range.prefix_len = KEY_BYTES_MAX;
+        memcpy(lo + plen, v2, range.prefix_len - plen);
+        range.prefix = lo;
+        use_range = range.prefix_len > 0;
+        break;
+    }
+    if (r->esk != NULL) {
+        if (esk_build(r, err) != 0)
+            goto out;
+        if (r->start.pk_len != (size_t)pk_len ||
+            memcmp(r->start.pk, pk, (size_t)pk_len) != 0) {
+            ddb_err_set(err, DDB_VALIDATION,
+                        "The provided starting key is outside query "
+                        "boundaries based on provided conditions");
+            goto out;
+        }
+        if (use_range && !in_range(&range, r->start.sk, r->start.sk_len)) {
+            ddb_err_set(err, DDB_VALIDATION,
+                        "The provided starting key does not match the "
+                        "range key predicate");
+            goto out;
+        }
+    }
+    if (check_nested_keys(r, "ProjectionExpression", err) != 0 ||
+        check_filter_keys(r, err) != 0 ||
+        check_nested_keys(r, "FilterExpression", err) != 0)
+        goto out;
+    {
+        struct item_key *hk = malloc(sizeof(*hk));
+
+        if (hk == NULL)
+            abort();
+        key_set(hk, pk, (size_t)pk_len, NULL, 0);
+        rc = op_throttle_admit_index(r->ctx, r->ot.name, r->idx,
+                                     r->iset.desc, hk->hash, pk,
+                                     (size_t)pk_len, THROTTLE_READ, 0.5,
+                                     &r->th, err);
+        free(hk);
+        if (rc != 0)
+            goto out;
+        rc = -1;
+    }
+    rc = stable_query(r->src, pk, (size_t)pk_len, use_range ? &range : NULL,
+                      r->forward, r->esk != NULL ? r->start.sk : NULL,
+                      r->esk != NULL ? r->start.sk_len : 0, page_row, pg,
+                      err);
+    if (rc > 0)
+        rc = 0;
+    goto out;
+badtype:
+    ddb_err_set(err, DDB_VALIDATION,
+                "One or more parameter values were invalid: Condition "
+                "parameter type does not match schema type");
+out:
+    free(pk);
+    free(pre);
+    free(v);
+    free(v2);
+    free(lo);
+    free(hi);
+    return rc;
+}
+
 static int
 query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
 {
@@ -1013,6 +1282,8 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     long pk_len, l1 = 0, l2 = 0;
     int rc = -1;
 
+    if (r->idx != NULL && index_is_multi(r->idx))
+        return query_run_multi(r, pg, err);
     memset(&kc, 0, sizeof(kc));
     memset(&range, 0, sizeof(range));
     if (expr_keycond(r->keycond, r->qks, &kc, err) != 0)

@@ -894,11 +894,62 @@ key_name(const json_t *ks, size_t i)
 }
 
 /*
+ * A multi-attribute GSI key (more than one HASH or RANGE attribute; only
+ * GSIs get here, LSI KeySchemas are at most 2 long): up to 4 HASH
+ * attributes, then up to 4 RANGE attributes, no name twice. The first
+ * element is already known to be HASH. These messages are our wording:
+ * DynamoDB's for these cases are not recorded yet.
+ */
+static int
+check_multi_key(const json_t *ks, struct ddb_err *err)
+{
+    size_t i, j, nhash = 0, nrange = 0;
+
+    for (i = 0; i < json_array_size(ks); i++) {
+        const json_t *kt = json_object_get(json_array_get(ks, i), "KeyType");
+
+        for (j = 0; j < i; j++)
+            if (key_name(ks, i) != NULL && key_name(ks, j) != NULL &&
+                strcmp(key_name(ks, i), key_name(ks, j)) == 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "Invalid KeySchema: Duplicate key "
+                                   "attribute name %s in KeySchema",
+                                   key_name(ks, i));
+        if (str_is(kt, "HASH")) {
+            if (nrange > 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "Invalid KeySchema: HASH key attributes "
+                                   "must be listed before RANGE key "
+                                   "attributes");
+            nhash++;
+        } else if (str_is(kt, "RANGE")) {
+            nrange++;
+        } else {
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "Invalid KeySchema: KeySchemaElement %zu is "
+                               "not a HASH or RANGE key type", i + 1);
+        }
+    }
+    if (nhash > INDEX_KEY_ATTRS_MAX)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Invalid KeySchema: A global secondary index key "
+                           "can have at most %d HASH key attributes",
+                           INDEX_KEY_ATTRS_MAX);
+    if (nrange > INDEX_KEY_ATTRS_MAX)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Invalid KeySchema: A global secondary index key "
+                           "can have at most %d RANGE key attributes",
+                           INDEX_KEY_ATTRS_MAX);
+    return 0;
+}
+
+/*
  * One index's KeySchema and Projection, in DynamoDB's order (dynalite
  * validations/createTable.js, which records its messages).
  */
 static int
-check_index_shape(const json_t *idx, const json_t *defs, struct ddb_err *err)
+check_index_shape(const json_t *idx, const json_t *defs, bool global,
+                  struct ddb_err *err)
 {
     const json_t *ks = json_object_get(idx, "KeySchema");
     char kbuf[1024], dbuf[1024];
@@ -929,6 +980,10 @@ check_index_shape(const json_t *idx, const json_t *defs, struct ddb_err *err)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Invalid KeySchema: The first KeySchemaElement is "
                            "not a HASH key type");
+    if (global && (json_array_size(ks) > 2 ||
+        (json_array_size(ks) == 2 &&
+         str_is(json_object_get(json_array_get(ks, 1), "KeyType"), "HASH"))))
+        return check_multi_key(ks, err);
     if (json_array_size(ks) == 2 &&
         !str_is(json_object_get(json_array_get(ks, 1), "KeyType"), "RANGE"))
         return ddb_err_set(err, DDB_VALIDATION,
@@ -1068,7 +1123,7 @@ check_indexes(const json_t *req, bool on_demand, struct ddb_err *err)
             const json_t *iks = json_object_get(idx, "KeySchema");
             const char *iname = desc_str(idx, "IndexName");
 
-            if (check_index_shape(idx, defs, err) != 0)
+            if (check_index_shape(idx, defs, false, err) != 0)
                 return -1;
             if (json_array_size(iks) != 2)
                 return ddb_err_set(err, DDB_VALIDATION,
@@ -1103,7 +1158,7 @@ check_indexes(const json_t *req, bool on_demand, struct ddb_err *err)
         json_array_foreach(gsis, i, idx) {
             const char *iname = desc_str(idx, "IndexName");
 
-            if (check_index_shape(idx, defs, err) != 0 ||
+            if (check_index_shape(idx, defs, true, err) != 0 ||
                 check_projection(idx, err) != 0)
                 return -1;
             pt = json_object_get(idx, "ProvisionedThroughput");
@@ -1776,7 +1831,7 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
                     iname);
         goto out;
     }
-    if (check_index_shape(a, newdefs, err) != 0 ||
+    if (check_index_shape(a, newdefs, true, err) != 0 ||
         check_projection(a, err) != 0)
         goto out;
     if (pt != NULL) {

@@ -207,6 +207,13 @@ static const struct vfield ikse_elem = {
 #define KEYSCHEMA(elem) { .name = "KeySchema", .type = T_LIST, \
                           .flags = F_NOTNULL | F_MINLEN | F_MAXLEN, \
                           .minlen = 1, .maxlen = 2, .sub = &(elem) }
+/* A GSI's KeySchema: multi-attribute keys allow up to 4 HASH and 4 RANGE
+ * attributes, so the API model gives no maximum length (API reference,
+ * GlobalSecondaryIndex: "Minimum number of 1 item"); op_table.c
+ * check_index_shape checks the counts and the order. */
+#define GSI_KEYSCHEMA(elem) { .name = "KeySchema", .type = T_LIST, \
+                              .flags = F_NOTNULL | F_MINLEN, \
+                              .minlen = 1, .sub = &(elem) }
 
 static const struct vfield proj_fields[] = {
     ENUM("ProjectionType", e_projtype),
@@ -245,7 +252,7 @@ static const struct vfield warm_fields[] = {
 
 static const struct vfield gsi_fields[] = {
     INDEXNAME(F_NOTNULL),
-    KEYSCHEMA(ikse_elem),
+    GSI_KEYSCHEMA(ikse_elem),
     PROJECTION,
     PROV_THROUGHPUT(0),
     ON_DEMAND,
@@ -338,7 +345,7 @@ static const struct vfield gsiu_create_fields[] = {
     PROJECTION,
     INDEXNAME(F_NOTNULL),
     PROV_THROUGHPUT(0),                 /* optional: on-demand tables */
-    KEYSCHEMA(ikse_elem),
+    GSI_KEYSCHEMA(ikse_elem),
     ON_DEMAND,
     WARM,
     END
@@ -1407,22 +1414,34 @@ check_map_entries(const struct vfield *f, const json_t *v, const char *path,
     }
 }
 
-/* path + "." + lowerFirst(name) */
+/* Append n bytes of s at out[*len], truncating to outsz - 1 bytes. */
+static void
+path_put(char *out, size_t outsz, size_t *len, const char *s, size_t n)
+{
+    if (*len + n >= outsz)
+        n = outsz - 1 - *len;
+    memcpy(out + *len, s, n);
+    *len += n;
+}
+
+/* path + "." + lowerFirst(name), truncated to outsz - 1 bytes (on every
+ * request for every schema field present: no snprintf). */
 static void
 join_path(char *out, size_t outsz, const char *parent, const char *name)
 {
-    if (parent[0] != '\0')
-        snprintf(out, outsz, "%s.%s", parent, name);
-    else
-        snprintf(out, outsz, "%s", name);
-    if (parent[0] != '\0') {
-        size_t p = strlen(parent) + 1;
+    size_t len = 0, first = 0;
 
-        if (p < outsz && out[p] >= 'A' && out[p] <= 'Z')
-            out[p] = (char)(out[p] - 'A' + 'a');
-    } else if (out[0] >= 'A' && out[0] <= 'Z') {
-        out[0] = (char)(out[0] - 'A' + 'a');
+    if (outsz == 0)
+        return;
+    if (parent[0] != '\0') {
+        path_put(out, outsz, &len, parent, strlen(parent));
+        path_put(out, outsz, &len, ".", 1);
+        first = strlen(parent) + 1;
     }
+    path_put(out, outsz, &len, name, strlen(name));
+    out[len] = '\0';
+    if (first < len && out[first] >= 'A' && out[first] <= 'Z')
+        out[first] = (char)(out[first] - 'A' + 'a');
 }
 
 static bool
@@ -1646,17 +1665,27 @@ check_fields(const struct vfield *fields, const json_t *obj,
     char path[PATH_MAX_LEN];
 
     for (f = fields; f->name != NULL; f++) {
-        const json_t *v = json_object_get(obj, f->name);
+        const json_t *v;
 
-        join_path(path, sizeof(path), parent, f->name);
-        if ((f->flags & F_MAPKEYS_EARLY) && json_is_object(v))
+        if (!(f->flags & F_MAPKEYS_EARLY))
+            continue;
+        v = json_object_get(obj, f->name);
+        if (json_is_object(v)) {
+            join_path(path, sizeof(path), parent, f->name);
             check_map_entries(f, v, path, ve);
+        }
     }
     for (f = fields; f->name != NULL; f++) {
+        const json_t *v = json_object_get(obj, f->name);
+
+        /* check_field() has nothing to say about an absent optional
+         * member: skip building its path (most of the schema). */
+        if ((v == NULL || json_is_null(v)) && !(f->flags & F_NOTNULL))
+            continue;
         join_path(path, sizeof(path), parent, f->name);
         if ((f->flags & F_KEEPCASE) && parent[0] == '\0')
             path[0] = f->name[0];
-        check_field(f, json_object_get(obj, f->name), path, ve);
+        check_field(f, v, path, ve);
     }
 }
 
@@ -2310,9 +2339,13 @@ validate_request(const char *op, const json_t *req, struct ddb_err *err)
                                "constraint: Member must satisfy enum value "
                                "set: [ALL, OR]");
     }
-    ve = calloc(1, sizeof(*ve));
+    ve = malloc(sizeof(*ve));       /* not calloc: buf is ~8 KB */
     if (ve == NULL)
         abort();
+    ve->n = 0;
+    ve->max = 0;
+    ve->len = 0;
+    ve->buf[0] = '\0';
     if (fields == op_update_item && json_is_object(json_object_get(req,
                                                                    "Key"))) {
         fields = op_update_item_keyed;

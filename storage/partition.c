@@ -4,12 +4,14 @@
  * cached statements, items kept as compact JSON text. catalog.c routes
  * requests here through the partition map. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "storage/storage_int.h"
+#include "storage/json_fast.h"
 
 #define PART_BUSY_TIMEOUT_MS 5000
 
@@ -129,7 +131,9 @@ item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
         ddb_err_set(err, DDB_INTERNAL, "storage: item missing");
         return NULL;
     }
-    item = json_loadb(text, (size_t)len, JSON_ALLOW_NUL, &jerr);
+    item = json_fast_loadb(text, (size_t)len);
+    if (item == NULL)                   /* not simple: jansson's */
+        item = json_loadb(text, (size_t)len, JSON_ALLOW_NUL, &jerr);
     if (item == NULL)
         ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
                     jerr.text);
@@ -155,8 +159,15 @@ col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
 static long
 item_encode(struct partition *p, const json_t *item)
 {
-    size_t need = json_dumpb(item, p->buf, p->bufcap, JSON_COMPACT);
+    struct json_fast_buf b = { p->buf, 0, p->bufcap };
+    int fast = json_fast_dump(item, &b);    /* same bytes as json_dumpb */
+    size_t need;
 
+    p->buf = b.p;                       /* it may have grown */
+    p->bufcap = b.cap;
+    if (fast == 0 && b.len <= (size_t)LONG_MAX)
+        return (long)b.len;
+    need = json_dumpb(item, p->buf, p->bufcap, JSON_COMPACT);
     if (need == 0)
         return -1;
     if (need > p->bufcap) {

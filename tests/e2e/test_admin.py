@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import unittest
 import urllib.error
@@ -254,6 +255,17 @@ class AdminTest(unittest.TestCase):
         self.assertIn("instant_write_limit", j["on_demand"])
         self.assertEqual(hot["item_count"], 1)
         self.assertEqual(j["write"]["throttled_total"], 5)
+        # Throttles of the last second, per partition and for the table:
+        # what the live view colours by.
+        self.assertEqual(hot["write"]["throttled_last_second"], 5)
+        self.assertEqual(hot["read"]["throttled_last_second"], 0)
+        for p in j["partitions"]:
+            if p is not hot:
+                self.assertEqual(p["write"]["throttled_last_second"], 0)
+        self.assertEqual(j["write"]["throttled_last_second"], 5)
+        self.assertEqual(j["read"]["throttled_last_second"], 0)
+        self.assertEqual(self.get_json("/shardlocal/tables/%s" % t)[
+            "write"]["throttled_last_second"], 5)
 
         # A second later the window is empty; the minute still counts.
         self.advance(1000)
@@ -286,6 +298,14 @@ class AdminTest(unittest.TestCase):
         self.assertEqual(j["read"]["consumed_total"], 4)
         self.assertEqual(j["write"]["consumed_last_second"], 0)
         self.assertEqual(len(parts[0]["write"]["per_second"]), 60)
+        # Seconds later throttling has stopped: the totals stay, the
+        # last-second figure is back to 0.
+        self.assertEqual(parts[hot["partition"]]["write"]["throttled_total"],
+                         5)
+        for p in parts:
+            self.assertEqual(p["write"]["throttled_last_second"], 0)
+            self.assertEqual(p["read"]["throttled_last_second"], 0)
+        self.assertEqual(j["write"]["throttled_last_second"], 0)
         hot2 = parts[hot["partition"]]
         self.assertEqual(hot2["write"]["consumed_last_minute"],
                          10 + sum(1 for p in ["k%d" % n for n in range(20)]
@@ -372,6 +392,59 @@ class AdminTest(unittest.TestCase):
         self.assertTrue(ctype.startswith("text/html"), ctype)
         self.assertIn(b"<html", body.lower())
         self.assertIn(b"/shardlocal/tables", body)
+
+    def test_ui_table_param(self):
+        # ?table= and &index= pick the view; the page itself is the same
+        # and reads them (and keeps them in the URL) in the browser.
+        ctype, body = self.get("/shardlocal/ui?table=adm_ui&index=g")
+        self.assertTrue(ctype.startswith("text/html"), ctype)
+        self.assertEqual(body, self.get("/shardlocal/ui")[1])
+        for s in (b"URLSearchParams", b"replaceState",
+                  b"throttled_last_second", b"was deleted"):
+            self.assertIn(s, body)
+        self.get("/shardlocal/ui/?table=adm_ui")
+
+    def ui_dom(self, query):
+        """The live view's DOM after a few polls, rendered by headless
+        Chromium, or skip the test if there is none."""
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if exe is None:
+            self.skipTest("no chromium")
+        prof = tempfile.mkdtemp(prefix="shardlocal-ui.")
+        try:
+            out = subprocess.run(
+                [exe, "--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--user-data-dir=" + prof,
+                 "--virtual-time-budget=3000", "--dump-dom",
+                 self.url + "/shardlocal/ui" + query],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                timeout=90)
+        finally:
+            shutil.rmtree(prof, ignore_errors=True)
+        if out.returncode != 0 or b"<html" not in out.stdout:
+            self.skipTest("chromium did not render the page")
+        return out.stdout.decode().split("<script>")[0]   # the page only
+
+    def test_ui_renders_selected_table(self):
+        one = self.table("adm_ui_one", wcu=5)                 # 1 partition
+        three = self.table("adm_ui_three", wcu=25, gsi="by_g")  # 3
+        self.puts(one, [{"S": "a"}])
+        dom = self.ui_dom("?table=%s" % three)
+        self.assertIn("3 partitions, 0 items", dom)
+        self.assertIn('<option value="%s">' % three, dom)
+        self.assertIn('<option value="%s/by_g">' % three, dom)
+        self.assertIn('<div id="state"></div>', dom)        # no banner
+        dom = self.ui_dom("?table=%s" % one)
+        self.assertIn("1 partition, 1 item, PROVISIONED", dom)
+        dom = self.ui_dom("?table=%s&index=by_g" % three)
+        self.assertIn("1 partition, 0 items", dom)
+        dom = self.ui_dom("?table=adm_ui_none")
+        self.assertIn("Table adm_ui_none does not exist (yet)", dom)
+        self.assertIn("adm_ui_none (not found)", dom)
+        self.assertIn('<small id="psum"></small>', dom)     # views cleared
+        self.assertIn('<div id="hk"></div>', dom)
 
     # -- GET /metrics ---------------------------------------------------------
 

@@ -1073,6 +1073,112 @@ START_TEST(test_expr_keycond_begins_with)
 }
 END_TEST
 
+/* Multi-attribute index keys: HASH h (S), RANGE a, b, c (S) and d (N). */
+struct kcm_case {
+    const char *text;
+    size_t neq;                     /* leading RANGE equalities */
+    enum keycond_op op;             /* on RANGE attribute neq */
+    const char *msg;                /* expected error, NULL on success */
+};
+
+#define MVALS "{':h':{'S':'h'},':a':{'S':'a'},':b':{'S':'b'}," \
+    "':c':{'S':'c'},':n':{'N':'1'},':m':{'N':'2'}}"
+
+static const struct kcm_case kcm_cases[] = {
+    { "h = :h", 0, KC_NONE, NULL },
+    { "h = :h AND a = :a", 1, KC_NONE, NULL },
+    { "b = :b AND h = :h AND a = :a", 2, KC_NONE, NULL },
+    { "h = :h AND a = :a AND b = :b AND c = :c AND d = :n", 4, KC_NONE,
+      NULL },
+    { "h = :h AND a > :a", 0, KC_GT, NULL },
+    { "h = :h AND a = :a AND b <= :b", 1, KC_LE, NULL },
+    { "c = :c AND a = :a AND b = :b AND h = :h AND d BETWEEN :n AND :m", 3,
+      KC_BETWEEN, NULL },
+    { "h = :h AND a = :a AND begins_with(b, :b)", 1, KC_BEGINS_WITH, NULL },
+    { "h = :h AND a = :a AND c = :c", 0, KC_NONE, "b/c" },
+    { "h = :h AND a = :a AND b > :b AND c = :c", 0, KC_NONE, "b/c" },
+    { "h = :h AND b = :b", 0, KC_NONE, "a/b" },
+    { "h = :h AND d = :n", 0, KC_NONE, "a, b, c/d" },
+    { "h = :h AND a < :a AND d = :n", 0, KC_NONE, "a, b, c/d" },
+    { "a = :a", 0, KC_NONE,
+      "Query condition missed key schema element: h" },
+    { "h > :h", 0, KC_NONE, "Query key condition not supported" },
+    { "h = :h AND x = :a", 0, KC_NONE, "Query key condition not supported" },
+    { "h = :n", 0, KC_NONE,
+      "One or more parameter values were invalid: Condition parameter type "
+      "does not match schema type" },
+    { "h = :h AND a = :a AND b = :b AND c = :c AND d = :a", 0, KC_NONE,
+      "One or more parameter values were invalid: Condition parameter type "
+      "does not match schema type" },
+};
+
+START_TEST(test_expr_keycond_multi)
+{
+    static const char *const names[] = { "h", "a", "b", "c", "d" };
+    const struct kcm_case *c = &kcm_cases[_i];
+    struct keycond_multi kc;
+    struct expr *e;
+    char want[512];
+
+    e = P(EXPR_KEY_CONDITION, c->text, NULL, MVALS);
+    ck_assert_msg(e != NULL, "%s: %s", c->text, err.msg);
+    if (c->msg != NULL) {
+        ck_assert_int_eq(expr_keycond_multi(e, names, "SSSSN", 1, 4, &kc,
+                                            &err), -1);
+        if (strchr(c->msg, '/') != NULL) {
+            const char *slash = strchr(c->msg, '/');
+
+            snprintf(want, sizeof(want),
+                     "RANGE key attributes %.*s must have equality "
+                     "conditions specified in the query because a "
+                     "condition is present on key attribute %s",
+                     (int)(slash - c->msg), c->msg, slash + 1);
+            ASSERT_ERR(want);
+        } else {
+            ASSERT_ERR(c->msg);
+        }
+    } else {
+        ck_assert_msg(expr_keycond_multi(e, names, "SSSSN", 1, 4, &kc,
+                                         &err) == 0, "%s: %s", c->text,
+                      err.msg);
+        ck_assert_ptr_eq(kc.pk[0], json_object_get(g_values, ":h"));
+        ck_assert_uint_eq(kc.neq, c->neq);
+        ck_assert_int_eq(kc.op, c->op);
+        if (c->neq > 0)
+            ck_assert_ptr_eq(kc.eq[0], json_object_get(g_values, ":a"));
+        if (c->op == KC_BETWEEN) {
+            ck_assert_ptr_eq(kc.v1, json_object_get(g_values, ":n"));
+            ck_assert_ptr_eq(kc.v2, json_object_get(g_values, ":m"));
+        }
+    }
+    expr_free(e);
+}
+END_TEST
+
+/* Two HASH attributes: both need an equality, in any order. */
+START_TEST(test_expr_keycond_multi_hash)
+{
+    static const char *const names[] = { "h1", "h2", "r" };
+    struct keycond_multi kc;
+    struct expr *e;
+
+    e = P(EXPR_KEY_CONDITION, "h2 = :b AND h1 = :a", NULL, MVALS);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(expr_keycond_multi(e, names, "SSS", 2, 1, &kc, &err),
+                     0);
+    ck_assert_ptr_eq(kc.pk[0], json_object_get(g_values, ":a"));
+    ck_assert_ptr_eq(kc.pk[1], json_object_get(g_values, ":b"));
+    ck_assert_uint_eq(kc.neq, 0);
+    expr_free(e);
+    e = P(EXPR_KEY_CONDITION, "h1 = :a AND r = :c", NULL, MVALS);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(expr_keycond_multi(e, names, "SSS", 2, 1, &kc, &err),
+                     -1);
+    ASSERT_ERR("Query condition missed key schema element: h2");
+    expr_free(e);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 
 static Suite *
@@ -1118,6 +1224,8 @@ expr_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     LOOP(test_expr_keycond, kc_cases);
     tcase_add_test(tc, test_expr_keycond_begins_with);
+    LOOP(test_expr_keycond_multi, kcm_cases);
+    tcase_add_test(tc, test_expr_keycond_multi_hash);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -412,6 +412,179 @@ START_TEST(test_index_collection_limit)
 }
 END_TEST
 
+/* Multi-attribute keys: HASH h1 (S), h2 (N); RANGE a (S), b (N). */
+static void
+multi_def(struct index_def *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->name = "multi";
+    d->global = true;
+    d->readable = true;
+    d->nhash = 2;
+    strcpy(d->hash[0].name, "h1");
+    d->hash[0].type = 'S';
+    strcpy(d->hash[1].name, "h2");
+    d->hash[1].type = 'N';
+    d->nrange = 2;
+    strcpy(d->range[0].name, "a");
+    d->range[0].type = 'S';
+    strcpy(d->range[1].name, "b");
+    d->range[1].type = 'N';
+    d->ks = set.base;               /* first attributes, as def_parse does */
+    strcpy(d->ks.hash_name, "h1");
+    d->ks.hash_type = 'S';
+    strcpy(d->ks.range_name, "a");
+    d->ks.range_type = 'S';
+    d->proj = INDEX_PROJ_KEYS_ONLY;
+}
+
+static json_t *
+mitem(const char *pk, const char *h1, const char *h2, const char *a,
+      const char *b)
+{
+    json_t *it = json_pack("{s:{s:s}, s:{s:s}}", "pk", "S", pk, "sk", "S",
+                           "0");
+
+    if (h1 != NULL)
+        json_object_set_new(it, "h1", json_pack("{s:s}", "S", h1));
+    if (h2 != NULL)
+        json_object_set_new(it, "h2", json_pack("{s:s}", "N", h2));
+    if (a != NULL)
+        json_object_set_new(it, "a", json_pack("{s:s}", "S", a));
+    if (b != NULL)
+        json_object_set_new(it, "b", json_pack("{s:s}", "N", b));
+    json_object_set_new(it, "x", json_pack("{s:s}", "S", "other"));
+    return it;
+}
+
+START_TEST(test_index_multi_order)
+{
+    /* RANGE attributes compare one after another: a first (even when a
+     * prefix of another value: "a" < "a\0"... < "ab"), then b by value,
+     * then the table key. */
+    static const char *const rows[][3] = {
+        { "z", "a", "-1" }, { "y", "a", "3" }, { "x", "a", "20" },
+        { "a", "ab", "-100" }, { "b", "b", "1" },
+    };
+    struct item_key k[5];
+    struct ddb_err err;
+    struct index_def d;
+    size_t i;
+
+    multi_def(&d);
+    ck_assert(index_is_multi(&d));
+    ddb_err_init(&err);
+    for (i = 0; i < 5; i++) {
+        json_t *it = mitem(rows[i][0], "H", "7", rows[i][1], rows[i][2]);
+
+        ck_assert_int_eq(index_row_key(&d, &set.base, it, &k[i], &err), 1);
+        json_decref(it);
+    }
+    for (i = 1; i < 5; i++) {
+        ck_assert_int_lt(key_cmp(&k[i - 1], &k[i]), 0);
+        ck_assert_mem_eq(k[i].hash, k[0].hash, 16);
+    }
+}
+END_TEST
+
+START_TEST(test_index_multi_partition_key)
+{
+    struct item_key k1, k2;
+    struct ddb_err err;
+    struct index_def d;
+    json_t *a = mitem("p", "H", "7", "a", "1");
+    json_t *b = mitem("p", "H", "7.0", "a", "1");
+    json_t *c = mitem("p", "H7", "0", "a", "1");
+    const json_t *vals[2];
+    uint8_t pk[KEY_BYTES_MAX];
+    long n;
+
+    multi_def(&d);
+    ddb_err_init(&err);
+    ck_assert_int_eq(item_validate(b, &err), 0);    /* 7.0 -> 7 */
+    ck_assert_int_eq(index_row_key(&d, &set.base, a, &k1, &err), 1);
+    ck_assert_int_eq(index_row_key(&d, &set.base, b, &k2, &err), 1);
+    ck_assert_uint_eq(k1.pk_len, k2.pk_len);
+    ck_assert_mem_eq(k1.pk, k2.pk, k1.pk_len);
+    /* The query side encodes the same partition key. */
+    vals[0] = json_object_get(a, "h1");
+    vals[1] = json_object_get(a, "h2");
+    n = index_pk_encode(&d, vals, pk);
+    ck_assert_int_eq(n, (long)k1.pk_len);
+    ck_assert_mem_eq(pk, k1.pk, k1.pk_len);
+    /* Values are not simply concatenated: "H7" + 0 differs. */
+    ck_assert_int_eq(index_row_key(&d, &set.base, c, &k2, &err), 1);
+    ck_assert(k1.pk_len != k2.pk_len ||
+              memcmp(k1.pk, k2.pk, k1.pk_len) != 0);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+END_TEST
+
+START_TEST(test_index_multi_sparse_mistyped_projection)
+{
+    struct item_key k;
+    struct ddb_err err;
+    struct index_def d;
+    json_t *it, *p, *km;
+
+    multi_def(&d);
+    ddb_err_init(&err);
+    it = mitem("p", "H", "1", "a", NULL);           /* no b: absent */
+    ck_assert_int_eq(index_row_key(&d, &set.base, it, &k, &err), 0);
+    json_decref(it);
+    it = mitem("p", "H", NULL, "a", "1");           /* no h2: absent */
+    ck_assert_int_eq(index_row_key(&d, &set.base, it, &k, &err), 0);
+    json_decref(it);
+    it = mitem("p", "H", "1", "a", "1");
+    json_object_set_new(it, "b", json_pack("{s:s}", "S", "x"));
+    ck_assert_int_eq(index_row_key(&d, &set.base, it, &k, &err), -1);
+    ck_assert_str_eq(err.msg, "One or more parameter values were invalid: "
+                     "Type mismatch for Index Key b Expected: N Actual: S "
+                     "IndexName: multi");
+    json_decref(it);
+    it = mitem("p", "H", "1", "a", "2");
+    p = index_project(&d, &set.base, it);
+    ck_assert_uint_eq(json_object_size(p), 6);      /* pk sk h1 h2 a b */
+    ck_assert_ptr_null(json_object_get(p, "x"));
+    km = index_key_map(&d, it);
+    ck_assert_uint_eq(json_object_size(km), 4);
+    ck_assert_ptr_nonnull(json_object_get(km, "b"));
+    json_decref(km);
+    json_decref(p);
+    json_decref(it);
+}
+END_TEST
+
+START_TEST(test_index_multi_prefix_bounds)
+{
+    /* The composite of a = "a" is a prefix of every row with a = "a";
+     * its end (last byte 0x01) sorts after them and before a = "ab". */
+    struct item_key k1, k2;
+    struct ddb_err err;
+    struct index_def d;
+    json_t *x = mitem("p", "H", "1", "a", "99"),
+           *y = mitem("p", "H", "1", "ab", "0");
+    uint8_t pre[KEY_BYTES_MAX];
+    size_t plen = 0;
+
+    multi_def(&d);
+    ddb_err_init(&err);
+    ck_assert_int_eq(index_row_key(&d, &set.base, x, &k1, &err), 1);
+    ck_assert_int_eq(index_row_key(&d, &set.base, y, &k2, &err), 1);
+    index_sk_append(pre, &plen, (const uint8_t *)"a", 1);
+    ck_assert_uint_eq(plen, 3);
+    ck_assert_mem_eq(k1.sk, pre, plen);
+    ck_assert(memcmp(k2.sk, pre, plen) != 0);
+    pre[plen - 1] = 0x01;
+    ck_assert_int_gt(memcmp(pre, k1.sk, plen), 0);
+    ck_assert_int_lt(memcmp(pre, k2.sk, plen), 0);
+    json_decref(x);
+    json_decref(y);
+}
+END_TEST
+
 static Suite *
 index_suite(void)
 {
@@ -423,6 +596,13 @@ index_suite(void)
     tcase_add_test(tc, test_index_bounds);
     tcase_add_test(tc, test_index_sparse_and_mistyped);
     tcase_add_test(tc, test_index_projection);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("multi");
+    tcase_add_checked_fixture(tc, setup, NULL);
+    tcase_add_test(tc, test_index_multi_order);
+    tcase_add_test(tc, test_index_multi_partition_key);
+    tcase_add_test(tc, test_index_multi_sparse_mistyped_projection);
+    tcase_add_test(tc, test_index_multi_prefix_bounds);
     suite_add_tcase(s, tc);
     tc = tcase_create("writes");
     tcase_add_checked_fixture(tc, setup, NULL);

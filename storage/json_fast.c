@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* json_fast.c - a fast path in front of json_loadb(). jansson's decoder
+ * reads through a per-character stream with a string buffer and UTF-8
+ * checks: around 200 instructions a byte, the largest single cost of a
+ * PutItem or GetItem after the kernel. Requests and stored items are
+ * nearly always simple JSON (ASCII strings without escapes, no reals), so
+ * we parse that subset directly and hand everything else, valid or not,
+ * to jansson, which stays the one judge of what is valid and what error
+ * it is. The encoder is the same idea for json_dumps(JSON_COMPACT), whose
+ * loop check costs an snprintf("%p") and a hash insert per container. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/json_fast.h"
+
+struct fast {
+    const char *p;                      /* next byte */
+    const char *end;
+};
+
+static void
+skip_ws(struct fast *f)
+{
+    while (f->p < f->end &&
+           (*f->p == ' ' || *f->p == '\t' || *f->p == '\n' || *f->p == '\r'))
+        f->p++;
+}
+
+/* A string at f->p (the opening quote): printable ASCII, no escapes, no
+ * control characters (jansson rejects those; we just decline). Sets
+ * (*s, *n) to the bytes between the quotes. */
+static bool
+scan_string(struct fast *f, const char **s, size_t *n)
+{
+    const char *q;
+
+    if (f->p >= f->end || *f->p != '"')
+        return false;
+    q = ++f->p;
+    while (q < f->end) {
+        unsigned char c = (unsigned char)*q;
+
+        if (c == '"') {
+            *s = f->p;
+            *n = (size_t)(q - f->p);
+            f->p = q + 1;
+            return true;
+        }
+        if (c < 0x20 || c >= 0x80 || c == '\\')
+            return false;
+        q++;
+    }
+    return false;
+}
+
+static bool
+match(struct fast *f, const char *lit, size_t n)
+{
+    size_t i;
+
+    if ((size_t)(f->end - f->p) < n)
+        return false;
+    for (i = 0; i < n; i++)
+        if (f->p[i] != lit[i])
+            return false;
+    f->p += n;
+    return true;
+}
+
+/* -?(0|[1-9][0-9]*) with at most 18 digits, not followed by a fraction
+ * or exponent (reals are jansson's). */
+static json_t *
+parse_integer(struct fast *f)
+{
+    bool neg = false;
+    long long v = 0;
+    int digits = 0;
+
+    if (f->p < f->end && *f->p == '-') {
+        neg = true;
+        f->p++;
+    }
+    if (f->p >= f->end || *f->p < '0' || *f->p > '9')
+        return NULL;
+    if (*f->p == '0' && f->p + 1 < f->end && f->p[1] >= '0' && f->p[1] <= '9')
+        return NULL;                    /* leading zero: jansson's error */
+    while (f->p < f->end && *f->p >= '0' && *f->p <= '9') {
+        if (++digits > 18)
+            return NULL;
+        v = v * 10 + (*f->p - '0');
+        f->p++;
+    }
+    if (f->p < f->end && (*f->p == '.' || *f->p == 'e' || *f->p == 'E'))
+        return NULL;
+    return json_integer(neg ? -v : v);
+}
+
+static json_t *parse_value(struct fast *f, int depth);
+
+static json_t *
+parse_object(struct fast *f, int depth)
+{
+    json_t *obj = json_object(), *v;
+    const char *k;
+    size_t kn;
+
+    if (obj == NULL)
+        return NULL;
+    f->p++;                             /* '{' */
+    skip_ws(f);
+    if (f->p < f->end && *f->p == '}') {
+        f->p++;
+        return obj;
+    }
+    for (;;) {
+        if (!scan_string(f, &k, &kn))
+            goto fail;
+        skip_ws(f);
+        if (f->p >= f->end || *f->p != ':')
+            goto fail;
+        f->p++;
+        skip_ws(f);
+        v = parse_value(f, depth + 1);
+        if (v == NULL)
+            goto fail;
+        /* what jansson's parse_object() calls: a repeated key replaces
+         * the earlier value where it stands */
+        if (json_object_setn_new_nocheck(obj, k, kn, v) != 0)
+            goto fail;
+        skip_ws(f);
+        if (f->p >= f->end)
+            goto fail;
+        if (*f->p == '}') {
+            f->p++;
+            return obj;
+        }
+        if (*f->p != ',')
+            goto fail;
+        f->p++;
+        skip_ws(f);
+    }
+fail:
+    json_decref(obj);
+    return NULL;
+}
+
+static json_t *
+parse_array(struct fast *f, int depth)
+{
+    json_t *arr = json_array(), *v;
+
+    if (arr == NULL)
+        return NULL;
+    f->p++;                             /* '[' */
+    skip_ws(f);
+    if (f->p < f->end && *f->p == ']') {
+        f->p++;
+        return arr;
+    }
+    for (;;) {
+        v = parse_value(f, depth + 1);
+        if (v == NULL || json_array_append_new(arr, v) != 0)
+            goto fail;
+        skip_ws(f);
+        if (f->p >= f->end)
+            goto fail;
+        if (*f->p == ']') {
+            f->p++;
+            return arr;
+        }
+        if (*f->p != ',')
+            goto fail;
+        f->p++;
+        skip_ws(f);
+    }
+fail:
+    json_decref(arr);
+    return NULL;
+}
+
+/* A value at f->p (whitespace already skipped); NULL: decline. */
+static json_t *
+parse_value(struct fast *f, int depth)
+{
+    const char *s;
+    size_t n;
+
+    if (f->p >= f->end || depth >= JSON_FAST_MAX_DEPTH)
+        return NULL;
+    switch (*f->p) {
+    case '{':
+        return parse_object(f, depth);
+    case '[':
+        return parse_array(f, depth);
+    case '"':
+        if (!scan_string(f, &s, &n))
+            return NULL;
+        return json_stringn_nocheck(s, n);
+    case 't':
+        return match(f, "true", 4) ? json_true() : NULL;
+    case 'f':
+        return match(f, "false", 5) ? json_false() : NULL;
+    case 'n':
+        return match(f, "null", 4) ? json_null() : NULL;
+    default:
+        return parse_integer(f);
+    }
+}
+
+json_t *
+json_fast_loadb(const char *buf, size_t len)
+{
+    struct fast f;
+    json_t *v;
+
+    if (buf == NULL)
+        return NULL;
+    f.p = buf;
+    f.end = buf + len;
+    skip_ws(&f);
+    /* without JSON_DECODE_ANY jansson wants an array or object on top */
+    if (f.p >= f.end || (*f.p != '{' && *f.p != '['))
+        return NULL;
+    v = parse_value(&f, 0);
+    if (v == NULL)
+        return NULL;
+    skip_ws(&f);
+    if (f.p != f.end) {                 /* trailing bytes: jansson's call */
+        json_decref(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------------
+ * Encoder
+ * ---------------------------------------------------------------------- */
+
+/* Room for n more bytes plus the NUL. */
+static void
+reserve(struct json_fast_buf *b, size_t n)
+{
+    size_t cap;
+    char *np;
+
+    if (b->len + n + 1 <= b->cap)
+        return;
+    cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    np = realloc(b->p, cap);
+    if (np == NULL)
+        abort();
+    b->p = np;
+    b->cap = cap;
+}
+
+static void
+put_bytes(struct json_fast_buf *b, const char *s, size_t n)
+{
+    reserve(b, n);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+/* A string as jansson's dump_string() writes it without flags: '"', '\\'
+ * and control characters escaped, everything else raw. Declines bytes
+ * from 0x80 (jansson would check the UTF-8). */
+static int
+dump_str(struct json_fast_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t i, run = 0;
+
+    reserve(b, n + 2);
+    b->p[b->len++] = '"';
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[6];
+        size_t en = 2;
+
+        if (c >= 0x80)
+            return -1;
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            run++;
+            continue;
+        }
+        if (run > 0)
+            put_bytes(b, s + i - run, run);
+        run = 0;
+        esc[0] = '\\';
+        switch (c) {
+        case '"':  esc[1] = '"';  break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b';  break;
+        case '\f': esc[1] = 'f';  break;
+        case '\n': esc[1] = 'n';  break;
+        case '\r': esc[1] = 'r';  break;
+        case '\t': esc[1] = 't';  break;
+        default:                        /* "\\u%04X" */
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            en = 6;
+            break;
+        }
+        put_bytes(b, esc, en);
+    }
+    if (run > 0)
+        put_bytes(b, s + n - run, run);
+    put_bytes(b, "\"", 1);
+    return 0;
+}
+
+static void
+dump_int(struct json_fast_buf *b, json_int_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v
+                                 : (unsigned long long)v;
+
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        tmp[--i] = '-';
+    put_bytes(b, tmp + i, sizeof(tmp) - i);
+}
+
+static int
+dump_value(const json_t *v, struct json_fast_buf *b, int depth)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+    void *it;
+
+    if (depth >= JSON_FAST_MAX_DEPTH)
+        return -1;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        put_bytes(b, "{", 1);
+        i = 0;
+        for (it = json_object_iter((json_t *)v); it != NULL;
+             it = json_object_iter_next((json_t *)v, it)) {
+            k = json_object_iter_key(it);
+            if (i++ > 0)
+                put_bytes(b, ",", 1);
+            if (dump_str(b, k, json_object_iter_key_len(it)) != 0)
+                return -1;
+            put_bytes(b, ":", 1);
+            if (dump_value(json_object_iter_value(it), b, depth + 1) != 0)
+                return -1;
+        }
+        put_bytes(b, "}", 1);
+        return 0;
+    case JSON_ARRAY:
+        put_bytes(b, "[", 1);
+        json_array_foreach(v, i, x) {
+            if (i > 0)
+                put_bytes(b, ",", 1);
+            if (dump_value(x, b, depth + 1) != 0)
+                return -1;
+        }
+        put_bytes(b, "]", 1);
+        return 0;
+    case JSON_STRING:
+        return dump_str(b, json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        dump_int(b, json_integer_value(v));
+        return 0;
+    case JSON_TRUE:
+        put_bytes(b, "true", 4);
+        return 0;
+    case JSON_FALSE:
+        put_bytes(b, "false", 5);
+        return 0;
+    case JSON_NULL:
+        put_bytes(b, "null", 4);
+        return 0;
+    default:                            /* JSON_REAL: jansson's format */
+        return -1;
+    }
+}
+
+int
+json_fast_dump(const json_t *json, struct json_fast_buf *b)
+{
+    /* json_dumps() without JSON_ENCODE_ANY wants a container on top */
+    if (json == NULL || (!json_is_object(json) && !json_is_array(json)))
+        return -1;
+    reserve(b, 0);
+    if (dump_value(json, b, 0) != 0)
+        return -1;
+    b->p[b->len] = '\0';
+    return 0;
+}

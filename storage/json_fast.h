@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* json_fast.h - a fast path in front of jansson's json_loadb() for the
+ * common, simple JSON of requests and stored items. */
+
+#ifndef SHARDLOCAL_JSON_FAST_H
+#define SHARDLOCAL_JSON_FAST_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/*
+ * Parse buf[0..len) when it is "simple": an object or array at the top,
+ * strings of printable ASCII without escapes, integers of at most 18
+ * digits, true/false/null, at most JSON_FAST_MAX_DEPTH levels of nesting.
+ * The tree is exactly what json_loadb(buf, len, flags, ...) builds for the
+ * same bytes (insertion order, a repeated key replacing the earlier value
+ * in place), for flags 0 or JSON_ALLOW_NUL. Anything else, valid or not,
+ * returns NULL: the caller then calls json_loadb(), which decides and
+ * reports. The result is a new reference.
+ */
+json_t *json_fast_loadb(const char *buf, size_t len);
+
+#define JSON_FAST_MAX_DEPTH 64
+
+/* A growable output buffer: p is malloc'd (or NULL with cap 0) and owned
+ * by whoever owns the struct; json_fast_dump() may realloc it. */
+struct json_fast_buf {
+    char *p;
+    size_t len, cap;
+};
+
+/*
+ * Append the encoding json_dumps(json, JSON_COMPACT) would give to b, and
+ * keep b->p NUL-terminated (the NUL is not counted in b->len). Only for
+ * "simple" trees: an object or array on top, integers, strings and keys
+ * of bytes below 0x80 (escaped as jansson escapes them), true/false/null,
+ * at most JSON_FAST_MAX_DEPTH levels. Returns 0, or -1 for anything else
+ * (a real, non-ASCII text): b->len is then unspecified and the caller
+ * uses jansson. Aborts when out of memory, like the rest of the server.
+ */
+int json_fast_dump(const json_t *json, struct json_fast_buf *b);
+
+#endif

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* check_json_fast.c - storage/json_fast.c: every tree it builds is the
+ * one jansson's json_loadb() builds (same dump, same types, same order),
+ * it declines what it does not handle, and a seeded differential fuzz
+ * over grammar-built and corrupted inputs never finds a difference. */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/json_fast.h"
+
+/* Compare fast and jansson on s (len bytes). Returns 1 if fast parsed
+ * it, 0 if it declined; fails the test on any difference. */
+static int
+same_as_jansson(const char *s, size_t len, size_t flags)
+{
+    json_error_t jerr;
+    json_t *fast = json_fast_loadb(s, len);
+    json_t *slow = json_loadb(s, len, flags, &jerr);
+    char *a, *b;
+
+    if (fast == NULL) {
+        json_decref(slow);
+        return 0;
+    }
+    ck_assert_msg(slow != NULL, "fast accepted what jansson rejects: %.*s",
+                  (int)len, s);
+    a = json_dumps(fast, JSON_COMPACT | JSON_ENCODE_ANY);
+    b = json_dumps(slow, JSON_COMPACT | JSON_ENCODE_ANY);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_msg(strcmp(a, b) == 0, "differ on %.*s: %s vs %s", (int)len,
+                  s, a, b);
+    ck_assert(json_equal(fast, slow));
+    free(a);
+    free(b);
+    json_decref(fast);
+    json_decref(slow);
+    return 1;
+}
+
+static int
+same(const char *s)
+{
+    return same_as_jansson(s, strlen(s), JSON_ALLOW_NUL) &
+           same_as_jansson(s, strlen(s), 0);
+}
+
+/* json_fast_dump() of v is json_dumps(v, JSON_COMPACT), or declines.
+ * Returns 1 if it encoded. */
+static int
+dump_same(const json_t *v)
+{
+    struct json_fast_buf b = { NULL, 0, 0 };
+    char *want = json_dumps(v, JSON_COMPACT);
+    int rc = json_fast_dump(v, &b);
+
+    if (rc == 0) {
+        ck_assert_ptr_nonnull(want);
+        ck_assert_uint_eq(b.len, strlen(want));
+        ck_assert_msg(memcmp(b.p, want, b.len) == 0 && b.p[b.len] == '\0',
+                      "dump differs: %s vs %s", b.p, want);
+    }
+    free(b.p);
+    free(want);
+    return rc == 0;
+}
+
+START_TEST(test_requests)
+{
+    ck_assert(same("{\"TableName\":\"bench_hash\",\"Item\":{\"pk\":{\"S\":"
+                   "\"k1\"},\"v\":{\"S\":\"vvvv\"},\"n\":{\"N\":\"1\"}}}"));
+    ck_assert(same(" {\n\t\"a\" : [ 1 , -2 , 0 , -0 , true , false , null ,"
+                   " [ ] , { } ] ,\r\n \"\" : \"\" } \n"));
+    ck_assert(same("{\"Limit\":123456789012345678}"));
+    ck_assert(same("{\"Limit\":-123456789012345678}"));
+    ck_assert(same("[]"));
+    ck_assert(same("{}"));
+    ck_assert(same("[\"~\x7f\"]"));
+}
+END_TEST
+
+START_TEST(test_duplicates)
+{
+    /* the later value wins, in the earlier key's place */
+    ck_assert(same("{\"a\":1,\"b\":2,\"a\":3}"));
+    ck_assert(same("{\"a\":{\"x\":1},\"b\":[],\"a\":\"s\",\"c\":null}"));
+}
+END_TEST
+
+START_TEST(test_declines)
+{
+    static const char *const no[] = {
+        "", " ", "1", "\"s\"", "true", "null",         /* not on top */
+        "{\"a\":\"\\n\"}", "{\"a\\u0041\":1}",         /* escapes */
+        "{\"a\":\"\xc3\xa9\"}",                        /* non-ASCII */
+        "{\"a\":\"\x01\"}",                            /* control char */
+        "{\"a\":1.5}", "{\"a\":1e3}", "{\"a\":1E3}",   /* reals */
+        "{\"a\":01}", "{\"a\":-}", "{\"a\":+1}",
+        "{\"a\":1234567890123456789}",                 /* 19 digits */
+        "{\"a\":1}x", "{\"a\":1}}", "[1,]", "{\"a\":1,}", "{,}",
+        "{\"a\"}", "{\"a\":}", "{a:1}", "{\"a\":tru}", "{\"a\":truex}",
+        "{\"a\":nul}", "{\"a\":1 2}", "[1 2]", "{\"a\":1", "[", "{",
+        "{\"a\":\"x", "{'a':1}", "{\"a\":true1}", "[0x1]",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        ck_assert_msg(json_fast_loadb(no[i], strlen(no[i])) == NULL,
+                      "accepted %s", no[i]);
+    ck_assert_ptr_null(json_fast_loadb(NULL, 0));
+    /* an embedded NUL byte is never simple */
+    ck_assert_ptr_null(json_fast_loadb("{\"a\":\"x\0y\"}", 11));
+    ck_assert_ptr_null(json_fast_loadb("{}\0", 3));
+}
+END_TEST
+
+START_TEST(test_depth)
+{
+    char buf[2 * JSON_FAST_MAX_DEPTH + 8];
+    int d, i, n;
+
+    /* up to the limit: parsed; one deeper: left to jansson */
+    for (d = JSON_FAST_MAX_DEPTH; d <= JSON_FAST_MAX_DEPTH + 1; d++) {
+        n = 0;
+        for (i = 0; i < d; i++)
+            buf[n++] = '[';
+        for (i = 0; i < d; i++)
+            buf[n++] = ']';
+        buf[n] = '\0';
+        ck_assert_int_eq(same_as_jansson(buf, (size_t)n, 0),
+                         d <= JSON_FAST_MAX_DEPTH);
+    }
+}
+END_TEST
+
+/* ---- differential fuzz ------------------------------------------------ */
+
+static unsigned long long rng = 0x2545F4914F6CDD1Dull;
+
+static unsigned
+rnd(unsigned n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+/* Append a random value (object, list or atom) at out[*n]. */
+static void
+gen(char *out, size_t *n, size_t cap, int depth)
+{
+    static const char *const atoms[] = {
+        "0", "-0", "7", "-42", "123456789012345678", "1.5", "1e2", "true",
+        "false", "null", "\"\"", "\"S\"", "\"k12\"", "\"a b\"", "\"\\n\"",
+        "\"\xc3\xa9\"", "01", "1234567890123456789", "-",
+        "\"a\\\\b\"", "\"\\u0000x\"", "\"\\u001f\\\"\\/\\t\"",
+    };
+    static const char *const keys[] = { "S", "N", "pk", "Item", "", "a" };
+    const char *s;
+    unsigned kind, m, j;
+
+    if (*n + 64 >= cap)
+        return;
+    kind = depth > 6 ? 2 : rnd(4);
+    if (kind <= 1) {
+        out[(*n)++] = kind == 0 ? '{' : '[';
+        m = rnd(4);
+        for (j = 0; j < m && *n + 64 < cap; j++) {
+            if (j > 0)
+                out[(*n)++] = ',';
+            if (rnd(8) == 0)
+                out[(*n)++] = ' ';
+            if (kind == 0) {
+                s = keys[rnd(sizeof(keys) / sizeof(keys[0]))];
+                *n += (size_t)snprintf(out + *n, cap - *n, "\"%s\":", s);
+            }
+            gen(out, n, cap, depth + 1);
+        }
+        out[(*n)++] = kind == 0 ? '}' : ']';
+        out[*n] = '\0';
+        return;
+    }
+    s = atoms[rnd(sizeof(atoms) / sizeof(atoms[0]))];
+    *n += (size_t)snprintf(out + *n, cap - *n, "%s", s);
+}
+
+START_TEST(test_dump)
+{
+    json_t *o = json_object(), *a = json_array();
+    struct json_fast_buf b = { NULL, 0, 0 };
+    static const char nul[] = "a\0b";
+
+    json_object_set_new(o, "z", json_string("q\"\\/\b\f\n\r\t\x01\x1f\x7f ~"));
+    json_object_set_new(o, "a", json_integer(-9223372036854775807LL - 1));
+    json_object_set_new(o, "m", json_integer(9223372036854775807LL));
+    json_object_set_new(o, "k\"\n", json_integer(0));
+    json_object_set_new(o, "n", json_stringn(nul, 3));
+    json_array_append_new(a, json_true());
+    json_array_append_new(a, json_false());
+    json_array_append_new(a, json_null());
+    json_array_append_new(a, json_object());
+    json_array_append_new(a, json_array());
+    json_array_append_new(a, json_integer(-5));
+    json_object_set_new(o, "l", a);
+    json_object_set_new(o, "z", json_string("replaced in place"));
+    ck_assert(dump_same(o));
+    ck_assert(dump_same(json_object_get(o, "l")));
+    /* declined: reals, non-ASCII, scalars on top */
+    json_object_set_new(o, "r", json_real(1.5));
+    ck_assert(!dump_same(o));
+    json_object_del(o, "r");
+    json_object_set_new(o, "u", json_string("\xc3\xa9"));
+    ck_assert(!dump_same(o));
+    json_object_del(o, "u");
+    json_object_set_new(o, "\xc3\xa9", json_null());
+    ck_assert(!dump_same(o));
+    ck_assert_int_eq(json_fast_dump(json_object_get(o, "m"), &b), -1);
+    ck_assert_int_eq(json_fast_dump(NULL, &b), -1);
+    free(b.p);
+    /* appends to what the buffer holds */
+    b.p = NULL;
+    b.len = b.cap = 0;
+    ck_assert_int_eq(json_fast_dump(json_object_get(o, "l"), &b), 0);
+    ck_assert_int_eq(json_fast_dump(json_object_get(o, "l"), &b), 0);
+    ck_assert_str_eq(b.p, "[true,false,null,{},[],-5][true,false,null,{},[],-5]");
+    free(b.p);
+    json_decref(o);
+}
+END_TEST
+
+START_TEST(test_fuzz)
+{
+    char buf[4096];
+    size_t n;
+    int i, parsed = 0, declined = 0, dumped = 0;
+
+    for (i = 0; i < 20000; i++) {
+        n = 0;
+        buf[0] = '\0';
+        while (n == 0 || (buf[0] != '{' && buf[0] != '[')) {
+            n = 0;
+            gen(buf, &n, sizeof(buf) - 600, 0);
+        }
+        if (rnd(3) == 0 && n > 0) {     /* corrupt one byte */
+            static const char junk[] = "{}[],:\"\\ 01-.eEtfnx\x01\x80";
+
+            buf[rnd((unsigned)n)] = junk[rnd(sizeof(junk) - 1)];
+        }
+        if (rnd(10) == 0 && n > 1)      /* truncate */
+            n = rnd((unsigned)n);
+        if (same_as_jansson(buf, n, JSON_ALLOW_NUL))
+            parsed++;
+        else
+            declined++;
+        {
+            json_error_t jerr;
+            json_t *v = json_loadb(buf, n, JSON_ALLOW_NUL, &jerr);
+
+            if (v != NULL)
+                dumped += dump_same(v);
+            json_decref(v);
+        }
+    }
+    /* both sides exercised */
+    ck_assert_int_gt(parsed, 1000);
+    ck_assert_int_gt(declined, 1000);
+    ck_assert_int_gt(dumped, 1000);
+}
+END_TEST
+
+static Suite *
+json_fast_suite(void)
+{
+    Suite *s = suite_create("json_fast");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_requests);
+    tcase_add_test(tc, test_duplicates);
+    tcase_add_test(tc, test_declines);
+    tcase_add_test(tc, test_depth);
+    tcase_add_test(tc, test_dump);
+    tcase_add_test(tc, test_fuzz);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(json_fast_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
