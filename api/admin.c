@@ -316,22 +316,6 @@ src_fini(struct src *s)
     s->desc = NULL;
 }
 
-static bool
-desc_has_gsi(const json_t *desc, const char *index)
-{
-    const json_t *el;
-    size_t i;
-
-    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
-                       el) {
-        const char *n = json_string_value(json_object_get(el, "IndexName"));
-
-        if (n != NULL && strcmp(n, index) == 0)
-            return true;
-    }
-    return false;
-}
-
 /*
  * Open table (index NULL or "") or its GSI index into s. Returns 0, or -1
  * with err: ResourceNotFoundException naming what is missing, in the
@@ -362,7 +346,7 @@ src_open(struct api_server *srv, const char *table, const char *index,
         stable_release(base);
         snprintf(s->index, sizeof(s->index), "%s", index);
         index_table_name(table, index, hidden, sizeof(hidden));
-        if (!desc_has_gsi(s->desc, index) ||
+        if (index_desc_gsi(s->desc, index) == NULL ||
             (s->t = storage_table_get(srv->st, hidden)) == NULL) {
             src_fini(s);
             return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,

@@ -286,6 +286,37 @@ static struct expr_node *parse_set_value(struct parser *p);
 static struct expr_node *parse_set_operand(struct parser *p);
 static struct expr_node *parse_operand(struct parser *p);
 
+typedef struct expr_node *parse_fn(struct parser *p);
+
+/*
+ * arg (, arg)* ) after a '(' the caller consumed and counted in p->depth:
+ * each arg parsed by operand and appended to the arena vector *v (*len
+ * elements, capacity *cap); the ')' is consumed and the depth lowered
+ * again. false on error (p->failed set).
+ */
+static bool
+parse_arg_list(struct parser *p, parse_fn *operand, struct expr_node ***v,
+               int *len, int *cap)
+{
+    struct expr_node *a;
+
+    for (;;) {
+        if ((a = operand(p)) == NULL)
+            return false;
+        vec_push(p, v, len, cap, a);
+        if (cur(p)->type != T_COMMA)
+            break;
+        p->pos++;
+    }
+    if (cur(p)->type != T_RPAREN) {
+        syntax_error(p, p->pos);
+        return false;
+    }
+    p->pos++;
+    p->depth--;
+    return true;
+}
+
 /* name ( arg, ... ): args are operands, never arithmetic: DynamoDB takes
  * "if_not_exists(a, :v) + :w" but not "if_not_exists(a, :v + :w)". */
 static struct expr_node *
@@ -302,23 +333,10 @@ parse_function(struct parser *p)
     n->op = func_id(n->fname);
     p->pos += 2;                    /* name ( */
     p->depth++;
-    for (;;) {
-        struct expr_node *a = p->e->kind == EXPR_UPDATE ?
-                              parse_set_operand(p) : parse_operand(p);
-
-        if (a == NULL)
-            return NULL;
-        vec_push(p, &args, &nargs, &cap, a);
-        if (cur(p)->type == T_COMMA) {
-            p->pos++;
-            continue;
-        }
-        break;
-    }
-    if (cur(p)->type != T_RPAREN)
-        return syntax_error(p, p->pos);
-    p->pos++;
-    p->depth--;
+    if (!parse_arg_list(p, p->e->kind == EXPR_UPDATE ? parse_set_operand
+                                                     : parse_operand,
+                        &args, &nargs, &cap))
+        return NULL;
     n->nargs = nargs;
     n->args = args;
     return n;
@@ -335,12 +353,31 @@ parse_value(struct parser *p)
     return n;
 }
 
+/* ( inner ), at the '(': the node inner parses, one more level of
+ * parentheses around it. */
+static struct expr_node *
+parse_parens(struct parser *p, parse_fn *inner)
+{
+    struct expr_node *n;
+
+    p->pos++;
+    p->depth++;
+    n = inner(p);
+    if (n == NULL)
+        return NULL;
+    if (cur(p)->type != T_RPAREN)
+        return syntax_error(p, p->pos);
+    p->pos++;
+    p->depth--;
+    n->parens++;
+    return n;
+}
+
 /* path | :value | function(...) | ( operand ) */
 static struct expr_node *
 parse_operand(struct parser *p)
 {
     const struct tok *t = cur(p);
-    struct expr_node *n;
 
     if (p->failed)
         return NULL;
@@ -349,19 +386,8 @@ parse_operand(struct parser *p)
     if (t->type == T_IDENT && p->toks[p->pos + 1].type == T_LPAREN &&
         (p->e->kind == EXPR_UPDATE || !is_cond_keyword(p)))
         return parse_function(p);
-    if (t->type == T_LPAREN) {
-        p->pos++;
-        p->depth++;
-        n = parse_operand(p);
-        if (n == NULL)
-            return NULL;
-        if (cur(p)->type != T_RPAREN)
-            return syntax_error(p, p->pos);
-        p->pos++;
-        p->depth--;
-        n->parens++;
-        return n;
-    }
+    if (t->type == T_LPAREN)
+        return parse_parens(p, parse_operand);
     return parse_path(p);
 }
 
@@ -447,7 +473,7 @@ parse_predicate(struct parser *p)
         return n->args[2] ? n : NULL;
     }
     if (is_kw(p, "IN")) {
-        struct expr_node **list = NULL, *a;
+        struct expr_node **list = NULL;
         int k = 0, cap = 0;
 
         if (!is_operand(x))
@@ -460,20 +486,8 @@ parse_predicate(struct parser *p)
         p->pos++;
         p->depth++;
         vec_push(p, &list, &k, &cap, x);
-        for (;;) {
-            if ((a = parse_operand(p)) == NULL)
-                return NULL;
-            vec_push(p, &list, &k, &cap, a);
-            if (cur(p)->type == T_COMMA) {
-                p->pos++;
-                continue;
-            }
-            break;
-        }
-        if (cur(p)->type != T_RPAREN)
-            return syntax_error(p, p->pos);
-        p->pos++;
-        p->depth--;
+        if (!parse_arg_list(p, parse_operand, &list, &k, &cap))
+            return NULL;
         n = node_new(p, NODE_IN, 0);
         n->args = list;
         n->nargs = k;
@@ -508,18 +522,21 @@ parse_not(struct parser *p)
     return parse_predicate(p);
 }
 
+/* One left-associative level of conditions: operand (kw operand)*, each
+ * operand a condition, joined into type nodes (AND over NOT, OR over AND). */
 static struct expr_node *
-parse_and(struct parser *p)
+parse_chain(struct parser *p, const char *kw, enum node_type type,
+            parse_fn *operand)
 {
-    struct expr_node *l = parse_not(p), *n;
+    struct expr_node *l = operand(p), *n;
 
-    while (l != NULL && is_kw(p, "AND")) {
+    while (l != NULL && is_kw(p, kw)) {
         if (!need_condition(p, l) || !count_op(p))
             return NULL;
         p->pos++;
-        n = node_new(p, NODE_AND, 2);
+        n = node_new(p, type, 2);
         n->args[0] = l;
-        n->args[1] = parse_not(p);
+        n->args[1] = operand(p);
         if (n->args[1] == NULL || !need_condition(p, n->args[1]))
             return NULL;
         l = n;
@@ -528,22 +545,15 @@ parse_and(struct parser *p)
 }
 
 static struct expr_node *
+parse_and(struct parser *p)
+{
+    return parse_chain(p, "AND", NODE_AND, parse_not);
+}
+
+static struct expr_node *
 parse_or(struct parser *p)
 {
-    struct expr_node *l = parse_and(p), *n;
-
-    while (l != NULL && is_kw(p, "OR")) {
-        if (!need_condition(p, l) || !count_op(p))
-            return NULL;
-        p->pos++;
-        n = node_new(p, NODE_OR, 2);
-        n->args[0] = l;
-        n->args[1] = parse_and(p);
-        if (n->args[1] == NULL || !need_condition(p, n->args[1]))
-            return NULL;
-        l = n;
-    }
-    return l;
+    return parse_chain(p, "OR", NODE_OR, parse_and);
 }
 
 /* ------------------------------------------------------------------------
@@ -555,7 +565,6 @@ static struct expr_node *
 parse_set_operand(struct parser *p)
 {
     const struct tok *t = cur(p);
-    struct expr_node *n;
 
     if (p->failed)
         return NULL;
@@ -563,19 +572,8 @@ parse_set_operand(struct parser *p)
         return parse_value(p);
     if (t->type == T_IDENT && p->toks[p->pos + 1].type == T_LPAREN)
         return parse_function(p);
-    if (t->type == T_LPAREN) {
-        p->pos++;
-        p->depth++;
-        n = parse_set_value(p);
-        if (n == NULL)
-            return NULL;
-        if (cur(p)->type != T_RPAREN)
-            return syntax_error(p, p->pos);
-        p->pos++;
-        p->depth--;
-        n->parens++;
-        return n;
-    }
+    if (t->type == T_LPAREN)
+        return parse_parens(p, parse_set_value);
     return parse_path(p);
 }
 

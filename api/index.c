@@ -62,6 +62,22 @@ index_desc_has(const json_t *desc)
                0;
 }
 
+const json_t *
+index_desc_gsi(const json_t *desc, const char *name)
+{
+    const json_t *el;
+    size_t i;
+
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       el) {
+        const char *n = json_string_value(json_object_get(el, "IndexName"));
+
+        if (n != NULL && strcmp(n, name) == 0)
+            return el;
+    }
+    return NULL;
+}
+
 void
 index_table_name(const char *table, const char *index, char *out,
                  size_t outsz)

@@ -78,6 +78,10 @@ struct index_set {
 /* True when the description declares any secondary index: the cheap test
  * that keeps tables without indexes on the plain stable_mutate() path. */
 bool index_desc_has(const json_t *desc);
+/* The GlobalSecondaryIndexes entry of desc named name (borrowed), or NULL.
+ * LSIs are not looked at (Contributor Insights answers ResourceNotFound
+ * for them, as DynamoDB does). */
+const json_t *index_desc_gsi(const json_t *desc, const char *name);
 
 /* The hidden storage table of index `index` of table `table`. Table names
  * cannot contain '/', so these never collide with a user table. */

@@ -28,22 +28,6 @@
  * Base64 (standard alphabet, padded), as DynamoDB accepts it
  * ---------------------------------------------------------------------- */
 
-static int
-b64_val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
 /*
  * Check that s is base64 DynamoDB accepts: a multiple of 4 long, only the
  * standard alphabet, at most two '=' and only at the end, and no stray bits
@@ -65,9 +49,9 @@ b64_check(const char *s, size_t len, struct ddb_err *err)
     if (s[len - 1] == '=')
         pad = s[len - 2] == '=' ? 2 : 1;
     for (i = 0; i < len - pad; i++)
-        if (b64_val((unsigned char)s[i]) < 0)
+        if (item_b64_val((unsigned char)s[i]) < 0)
             goto bad;
-    v = b64_val((unsigned char)s[len - pad - 1]);
+    v = item_b64_val((unsigned char)s[len - pad - 1]);
     if ((pad == 1 && (v & 0x03) != 0) || (pad == 2 && (v & 0x0f) != 0))
         goto bad;
     return (long)(len / 4 * 3 - pad);
@@ -77,44 +61,19 @@ bad:
                        "Invalid last non-pad Base64 character dectected");
 }
 
-/* Decoded length of validated base64 text. */
-static size_t
-b64_len(const char *s, size_t len)
-{
-    size_t pad = 0;
-
-    if (len < 4 || len % 4 != 0)
-        return len / 4 * 3;
-    if (s[len - 1] == '=')
-        pad = s[len - 2] == '=' ? 2 : 1;
-    return len / 4 * 3 - pad;
-}
-
-/* Decode base64 into a malloc'd buffer (caller frees); *outlen set.
- * Invalid characters are skipped: input is validated first. */
+/* Decode validated base64 into a malloc'd buffer (caller frees); *outlen
+ * set. Text that is not valid base64 (never the case: values are checked
+ * by b64_check first) decodes to nothing. */
 static uint8_t *
 b64_decode(const char *s, size_t len, size_t *outlen)
 {
     uint8_t *out = malloc(len / 4 * 3 + 3);
-    size_t i, o = 0;
-    unsigned acc = 0;
-    int bits = 0, v;
+    long n;
 
     if (out == NULL)
         abort();
-    for (i = 0; i < len; i++) {
-        v = b64_val((unsigned char)s[i]);
-        if (v < 0)
-            continue;
-        acc = (acc << 6) | (unsigned)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-            acc &= (1u << bits) - 1;
-        }
-    }
-    *outlen = o;
+    n = item_b64_decode(s, len, out, len / 4 * 3 + 3);
+    *outlen = n < 0 ? 0 : (size_t)n;
     return out;
 }
 
@@ -750,10 +709,12 @@ av_size(const json_t *av)
         return 1;                   /* NULL */
     case 'B':
         if (t[1] == '\0')
-            return b64_len(json_string_value(v), json_string_length(v));
+            return item_b64_len(json_string_value(v),
+                                json_string_length(v));
         if (t[1] == 'S') {
             json_array_foreach(v, i, e)
-                size += b64_len(json_string_value(e), json_string_length(e));
+                size += item_b64_len(json_string_value(e),
+                                     json_string_length(e));
             return size;
         }
         return 1;                   /* BOOL */
@@ -1071,7 +1032,7 @@ key_attr(const json_t *item, const char *name, char type, bool is_hash,
                            "contain an empty %s value. Key: %s",
                            type == 'S' ? "string" : "binary", name);
     if (type == 'B')
-        len = b64_len(json_string_value(v), len);
+        len = item_b64_len(json_string_value(v), len);
     if (type != 'N' && is_hash && len > KEY_HASH_MAX)
         return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
                            "Size of hashkey has exceeded the maximum size "

@@ -669,6 +669,22 @@ add_values(struct tr *t, const json_t *const *args, size_t n,
     return 0;
 }
 
+/* A ComparisonOperator (ops, may be NULL) that is not one of DynamoDB's:
+ * the Coral enum message for member (e.g. "scanFilter", "expected") and
+ * attr. Returns -1. */
+static int
+cop_enum_err(const char *ops, const char *member, const char *attr,
+             struct ddb_err *err)
+{
+    return ddb_err_set(err, DDB_VALIDATION,
+                       "1 validation error detected: Value '%.1000s' at "
+                       "'%s.%.1000s.member.comparisonOperator' failed to "
+                       "satisfy constraint: Member must satisfy enum "
+                       "value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, "
+                       "EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, "
+                       "CONTAINS]", ops != NULL ? ops : "", member, attr);
+}
+
 /* ------------------------------------------------------------------------
  * Filters: QueryFilter, ScanFilter, KeyConditions
  * ---------------------------------------------------------------------- */
@@ -707,13 +723,7 @@ filter_cond(struct tr *t, const char *param, const char *attr,
     ops = json_string_value(cop);
     ci = cmp_find(ops);
     if (ci < 0)
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "1 validation error detected: Value '%.1000s' at "
-                           "'%s.%.1000s.member.comparisonOperator' failed to "
-                           "satisfy constraint: Member must satisfy enum "
-                           "value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, "
-                           "EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, "
-                           "CONTAINS]", ops != NULL ? ops : "", lparam, attr);
+        return cop_enum_err(ops, lparam, attr, err);
     if (get_avl(c, &avl, err) != 0)
         return -1;
     n = avl != NULL ? json_array_size(avl) : 0;
@@ -735,23 +745,60 @@ out:
     return rc;
 }
 
-/* Conditions of a filter map, joined by joiner. */
+/* Checks one condition of a map ({attr: condition}) and appends it to t
+ * (filter_cond, expected_one); paren when the map has several. */
+typedef int cond_one_fn(struct tr *t, const char *param, const char *attr,
+                        const json_t *c, bool paren, struct ddb_err *err);
+
+/* The conditions of a map (a filter, KeyConditions, Expected), each run
+ * through one, joined by joiner. */
 static int
-filter_map(struct tr *t, const char *param, const json_t *filter,
-           const char *joiner, struct ddb_err *err)
+cond_map(struct tr *t, const char *param, const json_t *map,
+         const char *joiner, cond_one_fn *one, struct ddb_err *err)
 {
-    size_t n = json_object_size(filter), i = 0;
+    size_t n = json_object_size(map), i = 0;
     const char *attr;
     json_t *c;
 
-    json_object_foreach((json_t *)filter, attr, c) {
+    json_object_foreach((json_t *)map, attr, c) {
         if (i > 0)
             sb_add(&t->text, "%s", joiner);
-        if (filter_cond(t, param, attr, c, n > 1, err) != 0)
+        if (one(t, param, attr, c, n > 1, err) != 0)
             return -1;
         i++;
     }
     return 0;
+}
+
+/*
+ * A condition map with its ConditionalOperator (ScanFilter, QueryFilter,
+ * Expected): absent is fine, else a map whose size the operator accepts;
+ * each condition goes through one into out.
+ */
+static int
+cond_map_op(const json_t *map, const json_t *conditional_op,
+            const char *param, cond_one_fn *one, struct legacy_expr *out,
+            struct ddb_err *err)
+{
+    struct tr t;
+    const char *joiner;
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (is_absent(map))
+        return conditional_op_check(conditional_op, 0, &joiner, err);
+    if (require_map(map, err) != 0 ||
+        conditional_op_check(conditional_op, json_object_size(map),
+                             &joiner, err) != 0)
+        return -1;
+    tr_init(&t);
+    if (cond_map(&t, param, map, joiner, one, err) != 0)
+        goto out;
+    tr_finish(&t, out);
+    rc = 0;
+out:
+    tr_fini(&t);
+    return rc;
 }
 
 
@@ -760,27 +807,9 @@ legacy_filter(const json_t *filter, const json_t *conditional_op,
               const char *param, struct legacy_expr *out,
               struct ddb_err *err)
 {
-    struct tr t;
-    const char *joiner;
-    int rc = -1;
-
-    memset(out, 0, sizeof(*out));
     if (param == NULL)
         param = "ScanFilter";
-    if (is_absent(filter))
-        return conditional_op_check(conditional_op, 0, &joiner, err);
-    if (require_map(filter, err) != 0 ||
-        conditional_op_check(conditional_op, json_object_size(filter),
-                             &joiner, err) != 0)
-        return -1;
-    tr_init(&t);
-    if (filter_map(&t, param, filter, joiner, err) != 0)
-        goto out;
-    tr_finish(&t, out);
-    rc = 0;
-out:
-    tr_fini(&t);
-    return rc;
+    return cond_map_op(filter, conditional_op, param, filter_cond, out, err);
 }
 
 /*
@@ -805,7 +834,7 @@ legacy_key_conditions(const json_t *conds, struct legacy_expr *out,
     if (require_map(conds, err) != 0)
         return -1;
     tr_init(&t);
-    if (filter_map(&t, "KeyConditions", conds, " AND ", err) != 0)
+    if (cond_map(&t, "KeyConditions", conds, " AND ", filter_cond, err) != 0)
         goto out;
     n = json_object_size(conds);
     if (n != 1 && n != 2) {
@@ -905,10 +934,11 @@ expected_check(const char *attr, int exists, const json_t *cop,
     return 0;
 }
 
-/* One ExpectedAttributeValue: checked, its values validated, appended. */
+/* One ExpectedAttributeValue: checked, its values validated, appended
+ * (a cond_one_fn; param is unused: Expected's messages name no member). */
 static int
-expected_one(struct tr *t, const char *attr, const json_t *e, bool paren,
-             struct ddb_err *err)
+expected_one(struct tr *t, const char *param, const char *attr,
+             const json_t *e, bool paren, struct ddb_err *err)
 {
     char name[TR_KEY_MAX];
     char (*keys)[TR_KEY_MAX] = NULL;
@@ -917,6 +947,7 @@ expected_one(struct tr *t, const char *attr, const json_t *e, bool paren,
     size_t n = 0, i;
     int exists, ci = -1, rc = -1;
 
+    (void)param;
     if (is_absent(e))
         return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
                            "ExpectedAttributeValue must not be null for "
@@ -934,15 +965,8 @@ expected_one(struct tr *t, const char *attr, const json_t *e, bool paren,
     if (cop != NULL) {
         ci = cmp_find(json_string_value(cop));
         if (ci < 0)
-            return ddb_err_set(err, DDB_VALIDATION,
-                               "1 validation error detected: Value '%.1000s' "
-                               "at 'expected.%.1000s.member.comparisonOperator' "
-                               "failed to satisfy constraint: Member must "
-                               "satisfy enum value set: [IN, NULL, BETWEEN, "
-                               "LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, "
-                               "BEGINS_WITH, GE, CONTAINS]",
-                               json_string_value(cop) != NULL ?
-                               json_string_value(cop) : "", attr);
+            return cop_enum_err(json_string_value(cop), "expected", attr,
+                                err);
     }
     if (expected_check(attr, exists, cop, value, avl, err) != 0)
         return -1;
@@ -988,32 +1012,8 @@ int
 legacy_expected(const json_t *expected, const json_t *conditional_op,
                 struct legacy_expr *out, struct ddb_err *err)
 {
-    struct tr t;
-    const char *joiner, *attr;
-    json_t *e;
-    size_t n, i = 0;
-    int rc = -1;
-
-    memset(out, 0, sizeof(*out));
-    if (is_absent(expected))
-        return conditional_op_check(conditional_op, 0, &joiner, err);
-    if (require_map(expected, err) != 0)
-        return -1;
-    n = json_object_size(expected);
-    if (conditional_op_check(conditional_op, n, &joiner, err) != 0)
-        return -1;
-    tr_init(&t);
-    json_object_foreach((json_t *)expected, attr, e) {
-        if (i++ > 0)
-            sb_add(&t.text, "%s", joiner);
-        if (expected_one(&t, attr, e, n > 1, err) != 0)
-            goto out;
-    }
-    tr_finish(&t, out);
-    rc = 0;
-out:
-    tr_fini(&t);
-    return rc;
+    return cond_map_op(expected, conditional_op, NULL, expected_one, out,
+                       err);
 }
 
 /* ------------------------------------------------------------------------

@@ -108,6 +108,21 @@ struct batch_progress {
     struct op_throttle th;          /* the admitted request's ticket */
 };
 
+/* Start a batch call: RequestItems (ri) must be a map (validate.c
+ * guarantees it), and p counts for ctx. 0, or -1 with err set. */
+static int
+batch_begin(struct api_ctx *ctx, const json_t *ri, struct batch_progress *p,
+            struct ddb_err *err)
+{
+    if (!json_is_object(ri))
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'requestItems' failed to "
+                           "satisfy constraint: Member must not be null");
+    ddb_err_init(&p->refusal);
+    p->ctx = ctx;
+    return 0;
+}
+
 /*
  * Throttling (op_common.c): may the partition of key k in table ot serve
  * this read or write now? A refusal returns false with p->refusal set to
@@ -418,12 +433,8 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     bool full = false;
     int rc = -1;
 
-    if (!json_is_object(ri))        /* validate.c guarantees it */
-        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
-                           "detected: Value null at 'requestItems' failed to "
-                           "satisfy constraint: Member must not be null");
-    ddb_err_init(&p.refusal);
-    p.ctx = ctx;
+    if (batch_begin(ctx, ri, &p, err) != 0)
+        return -1;
     tabs = xcalloc(json_object_size(ri), sizeof(*tabs));
     json_object_foreach((json_t *)ri, name, spec) {
         struct bg_table *bt = &tabs[ntabs++];
@@ -831,12 +842,8 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     json_t *list;
     int rc = -1;
 
-    if (!json_is_object(ri))        /* validate.c guarantees it */
-        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
-                           "detected: Value null at 'requestItems' failed to "
-                           "satisfy constraint: Member must not be null");
-    ddb_err_init(&p.refusal);
-    p.ctx = ctx;
+    if (batch_begin(ctx, ri, &p, err) != 0)
+        return -1;
     tabs = xcalloc(json_object_size(ri), sizeof(*tabs));
     json_object_foreach((json_t *)ri, name, list) {
         struct bw_table *bt = &tabs[ntabs++];

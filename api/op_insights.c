@@ -83,22 +83,20 @@ open_table(struct api_ctx *ctx, const json_t *req, char *name,
     return -1;
 }
 
-/* The GSI entry named index in desc (borrowed), or NULL. LSIs are not
- * found: DynamoDB answers ResourceNotFound for them too. */
+/* The GSI entry named index of table (desc, borrowed), or NULL with err
+ * set to DynamoDB's ResourceNotFoundException for a missing index (LSIs
+ * included). */
 static const json_t *
-find_gsi(const json_t *desc, const char *index)
+find_gsi(const json_t *desc, const char *index, const char *table,
+         struct ddb_err *err)
 {
-    const json_t *el;
-    size_t i;
+    const json_t *gsi = index_desc_gsi(desc, index);
 
-    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
-                       el) {
-        const char *n = json_string_value(json_object_get(el, "IndexName"));
-
-        if (n != NULL && strcmp(n, index) == 0)
-            return el;
-    }
-    return NULL;
+    if (gsi == NULL)
+        ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                    "Requested resource not found: Index: %s not found "
+                    "for table: %s", index, table);
+    return gsi;
 }
 
 /* True when the key schema (a KeySchema list) has a RANGE key. */
@@ -210,13 +208,9 @@ api_describe_contributor_insights(struct api_ctx *ctx, const json_t *req,
         return -1;
     ks = json_object_get(desc, "KeySchema");
     if (index != NULL) {
-        gsi = find_gsi(desc, index);
-        if (gsi == NULL) {
-            ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
-                        "Requested resource not found: Index: %s not found "
-                        "for table: %s", index, name);
+        gsi = find_gsi(desc, index, name, err);
+        if (gsi == NULL)
             goto out;
-        }
         ks = json_object_get(gsi, "KeySchema");
     }
     view_of(state_rec(desc, index), ctx->now_ms, &v);
@@ -280,13 +274,9 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
     if (open_table(ctx, req, name, sizeof(name), &t, &desc, err) != 0)
         return -1;
     if (index != NULL) {
-        gsi = find_gsi(desc, index);
-        if (gsi == NULL) {
-            ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
-                        "Requested resource not found: Index: %s not found "
-                        "for table: %s", index, name);
+        gsi = find_gsi(desc, index, name, err);
+        if (gsi == NULL)
             goto out;
-        }
         status = json_string_value(json_object_get(gsi, "IndexStatus"));
         if (action != NULL && strcmp(action, "ENABLE") == 0 &&
             status != NULL && strcmp(status, "ACTIVE") != 0) {
@@ -341,6 +331,12 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
                                 json_string(v.mode));
     }
     if (rec != NULL) {
+        /* Write our record into the current description under the DDL
+         * lock: writing back the copy read above would undo an UpdateTable
+         * that committed meanwhile (a lost update). */
+        api_ddl_lock();
+        json_decref(desc);
+        desc = stable_desc(t);
         all = json_object_get(desc, CI_PRIV);
         if (!json_is_object(all)) {
             all = json_object();
@@ -349,9 +345,11 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
         json_object_set_new(all, index != NULL ? index : "", rec);
         rec = NULL;
         if (stable_set_desc(t, desc, err) != 0) {
+            api_ddl_unlock();
             json_decref(out);
             goto out;
         }
+        api_ddl_unlock();
     }
     *resp = out;
     rc = 0;

@@ -12,6 +12,7 @@
 #include "api/item.h"
 #include "api/op_common.h"
 #include "api/txn_inflight.h"
+#include "api/validate.h"
 
 /*
  * Order of checks (DynamoDB, as modelled by dynalite's validations/ and
@@ -538,6 +539,10 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     idx_init(&is);
 
     op_exprs_init(&x);
+    /* validate_request() already did the steps below without an error:
+     * take its results rather than redo them. */
+    if (validate_take_update(req, &x, &upd, &cond, &key))
+        goto parsed;
     if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
         goto out;
     if (op_item_copy_validate(req, "Key", &key, err) != 0)
@@ -553,6 +558,7 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         op_exprs_check_unused(&x, req, err) != 0)
         goto out;
 
+parsed:
     if (op_table_open(ctx, req, &ot, err) != 0)
         goto out;
     if (item_key_build(&ot.ks, key, true, &k, err) != 0)

@@ -832,6 +832,19 @@ out:
     return rc;
 }
 
+/* Ready pg for one page of r: an Items list unless only counting, and the
+ * list of rows still to fetch from the table when r->fetch. */
+static int
+page_begin(struct read_req *r, struct page *pg, struct ddb_err *err)
+{
+    pg->r = r;
+    if (!r->count_only && (pg->items = json_array()) == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (r->fetch && (pg->pending = json_array()) == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    return 0;
+}
+
 static void
 page_fini(struct page *pg)
 {
@@ -844,15 +857,27 @@ page_fini(struct page *pg)
  * Common request parts
  * ---------------------------------------------------------------------- */
 
+/* r for one Query or Scan request (ctx and req borrowed). */
 static void
-read_req_init(struct read_req *r, enum read_op op, const json_t *req)
+read_req_init(struct read_req *r, enum read_op op, struct api_ctx *ctx,
+              const json_t *req)
 {
     memset(r, 0, sizeof(*r));
     r->op = op;
+    r->ctx = ctx;
     r->req = req;
     op_exprs_init(&r->x);
     r->forward = true;
     r->hi = UINT64_MAX;
+}
+
+/* Resolve the table and the index a validated r reads. */
+static int
+read_open(struct read_req *r, struct ddb_err *err)
+{
+    if (op_table_open(r->ctx, r->req, &r->ot, err) != 0)
+        return -1;
+    return check_index(r->ctx, r, err);
 }
 
 static void
@@ -1422,11 +1447,8 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     memset(&pg, 0, sizeof(pg));
-    read_req_init(r, OP_QUERY, req);
-    r->ctx = ctx;
-    if (query_validate(r, err) != 0 ||
-        op_table_open(ctx, req, &r->ot, err) != 0 ||
-        check_index(ctx, r, err) != 0)
+    read_req_init(r, OP_QUERY, ctx, req);
+    if (query_validate(r, err) != 0 || read_open(r, err) != 0)
         goto out;
     if (r->esk != NULL && json_object_size(r->esk) != esk_attr_count(r)) {
         ddb_err_set(err, DDB_VALIDATION,
@@ -1435,15 +1457,8 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     if (check_key_schema(r, err) != 0)
         goto out;
-    pg.r = r;
-    if (!r->count_only && (pg.items = json_array()) == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (page_begin(r, &pg, err) != 0)
         goto out;
-    }
-    if (r->fetch && (pg.pending = json_array()) == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "out of memory");
-        goto out;
-    }
     if (query_run(r, &pg, err) != 0 || page_fetch(r, &pg, err) != 0)
         goto out;
     *resp = page_reply(r, &pg);
@@ -1572,25 +1587,15 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
     int rc = -1;
 
     memset(&pg, 0, sizeof(pg));
-    read_req_init(r, OP_SCAN, req);
-    r->ctx = ctx;
-    if (scan_validate(r, err) != 0 ||
-        op_table_open(ctx, req, &r->ot, err) != 0 ||
-        check_index(ctx, r, err) != 0)
+    read_req_init(r, OP_SCAN, ctx, req);
+    if (scan_validate(r, err) != 0 || read_open(r, err) != 0)
         goto out;
     if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
         check_nested_keys(r, "ProjectionExpression", err) != 0 ||
         check_nested_keys(r, "FilterExpression", err) != 0)
         goto out;
-    pg.r = r;
-    if (!r->count_only && (pg.items = json_array()) == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (page_begin(r, &pg, err) != 0)
         goto out;
-    }
-    if (r->fetch && (pg.pending = json_array()) == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "out of memory");
-        goto out;
-    }
     /* Throttling: the page asks the partition it starts in (a GSI's own,
      * else the table's) and pays all it read there. */
     {

@@ -35,6 +35,22 @@
  * transition has to be written. */
 static pthread_mutex_t ddl_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ddl_lock for a description read-modify-write done outside this file
+ * (UpdateContributorInsights): without it, such a write could put back a
+ * stale description over a concurrent UpdateTable's. Not recursive: never
+ * call api_open_table*() while holding it. */
+void
+api_ddl_lock(void)
+{
+    pthread_mutex_lock(&ddl_lock);
+}
+
+void
+api_ddl_unlock(void)
+{
+    pthread_mutex_unlock(&ddl_lock);
+}
+
 /* ------------------------------------------------------------------------
  * Small helpers
  * ---------------------------------------------------------------------- */

@@ -411,6 +411,18 @@ txn_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
  * TransactWriteItems
  * ---------------------------------------------------------------------- */
 
+/* TransactItems (n entries) must be a list of 1 to TXN_ITEMS_MAX, else
+ * -1 with DynamoDB's "Member must not be null". */
+static int
+check_items_list(const json_t *list, size_t n, struct ddb_err *err)
+{
+    if (!json_is_array(list) || n == 0 || n > TXN_ITEMS_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'transactItems' failed "
+                           "to satisfy constraint: Member must not be null");
+    return 0;
+}
+
 /* Which action a TransactWriteItem holds; -1 unless exactly one. */
 static int
 write_action(const json_t *e, enum tkind *kind, const json_t **op)
@@ -1050,12 +1062,8 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
 
     if (keys == NULL || cap == NULL || rcap == NULL)
         abort();
-    if (!json_is_array(list) || n == 0 || n > TXN_ITEMS_MAX) {
-        ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
-                    "Value null at 'transactItems' failed to satisfy "
-                    "constraint: Member must not be null");
+    if (check_items_list(list, n, err) != 0)
         goto out;
-    }
     for (size_t i = 0; i < n; i++) {
         if (write_action(json_array_get(list, i), &ti[i].kind,
                          &ti[i].op) != 0) {
@@ -1286,12 +1294,8 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     if (keys == NULL || tables == NULL || kp == NULL || items == NULL ||
         cap == NULL)
         abort();
-    if (!json_is_array(list) || n == 0 || n > TXN_ITEMS_MAX) {
-        ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
-                    "Value null at 'transactItems' failed to satisfy "
-                    "constraint: Member must not be null");
+    if (check_items_list(list, n, err) != 0)
         goto out;
-    }
     for (size_t i = 0; i < n; i++) {
         ti[i].kind = TK_GET;
         ti[i].op = json_object_get(json_array_get(list, i), "Get");

@@ -23,5 +23,10 @@ int api_open_table_desc(struct api_ctx *ctx, const json_t *req,
 int api_open_table_ref(struct api_ctx *ctx, const json_t *req,
                        struct stable **t, json_t **desc,
                        struct ddb_err *err);
+/* Serialise a read-modify-write of a description (stable_desc, change,
+ * stable_set_desc) with DDL: re-read the description after locking. Not
+ * recursive; do not open tables (api_open_table*) while holding it. */
+void api_ddl_lock(void);
+void api_ddl_unlock(void);
 
 #endif

@@ -848,12 +848,65 @@ bad:
 static int check_type(const struct vfield *f, const json_t *v, bool in_coll,
                       struct ddb_err *err);
 
+/*
+ * Small objects (an AttributeValue has one member, most requests three
+ * or four): rather than hash every schema name, walk the members. Sets
+ * hit/val to the non-null members that fields names, in schema order
+ * (*n of them). False when obj has more than STRUCT_FAST_MAX members:
+ * the caller then looks each field up. A non-object has none.
+ */
+#define STRUCT_FAST_MAX 8
+
+static bool
+small_members(const struct vfield *fields, const json_t *obj,
+              const struct vfield **hit, const json_t **val, size_t *n)
+{
+    const struct vfield *f;
+    size_t i;
+    void *it;
+
+    *n = 0;
+    if (json_object_size(obj) > STRUCT_FAST_MAX)
+        return false;
+    for (it = json_object_iter((json_t *)obj); it != NULL;
+         it = json_object_iter_next((json_t *)obj, it)) {
+        const char *k = json_object_iter_key(it);
+        size_t klen = json_object_iter_key_len(it);
+        const json_t *v = json_object_iter_value(it);
+
+        if (v == NULL || json_is_null(v))
+            continue;
+        for (f = fields; f->name != NULL; f++)
+            if (strlen(f->name) == klen && memcmp(f->name, k, klen) == 0)
+                break;
+        if (f->name == NULL)
+            continue;                   /* not in the schema */
+        /* insert in schema order (a name appears once per schema) */
+        for (i = *n; i > 0 && hit[i - 1] > f; i--) {
+            hit[i] = hit[i - 1];
+            val[i] = val[i - 1];
+        }
+        hit[i] = f;
+        val[i] = v;
+        (*n)++;
+    }
+    return true;
+}
+
 static int
 check_struct_fields(const struct vfield *fields, const json_t *obj,
                     struct ddb_err *err)
 {
-    const struct vfield *f;
+    const struct vfield *f, *hit[STRUCT_FAST_MAX];
+    const json_t *val[STRUCT_FAST_MAX];
+    size_t nhit, j;
 
+    if (small_members(fields, obj, hit, val, &nhit)) {
+        for (j = 0; j < nhit; j++)
+            if (check_type(hit[j], val[j], false, err) != 0)
+                return -1;
+        return 0;
+    }
     for (f = fields; f->name != NULL; f++) {
         const json_t *v = json_object_get(obj, f->name);
 
@@ -1661,22 +1714,28 @@ static void
 check_fields(const struct vfield *fields, const json_t *obj,
              const char *parent, struct verrs *ve)
 {
-    const struct vfield *f;
+    const struct vfield *f, *hit[STRUCT_FAST_MAX];
+    const json_t *val[STRUCT_FAST_MAX];
     char path[PATH_MAX_LEN];
+    size_t nhit = 0, j = 0;
+    bool small = small_members(fields, obj, hit, val, &nhit);
+
+/* obj's member f (NULL when absent or null): from hit/val, walked in
+ * schema order with j, or by lookup */
+#define MEMBER(f) (small ? (j < nhit && hit[j] == (f) ? val[j++] : NULL) \
+                         : json_object_get(obj, (f)->name))
 
     for (f = fields; f->name != NULL; f++) {
-        const json_t *v;
+        const json_t *v = MEMBER(f);
 
-        if (!(f->flags & F_MAPKEYS_EARLY))
-            continue;
-        v = json_object_get(obj, f->name);
-        if (json_is_object(v)) {
+        if ((f->flags & F_MAPKEYS_EARLY) && json_is_object(v)) {
             join_path(path, sizeof(path), parent, f->name);
             check_map_entries(f, v, path, ve);
         }
     }
+    j = 0;
     for (f = fields; f->name != NULL; f++) {
-        const json_t *v = json_object_get(obj, f->name);
+        const json_t *v = MEMBER(f);
 
         /* check_field() has nothing to say about an absent optional
          * member: skip building its path (most of the schema). */
@@ -1687,6 +1746,7 @@ check_fields(const struct vfield *fields, const json_t *obj,
             path[0] = f->name[0];
         check_field(f, v, path, ve);
     }
+#undef MEMBER
 }
 
 /* ------------------------------------------------------------------------
@@ -2224,6 +2284,48 @@ av_nesting(const json_t *v, int depth)
     return best;
 }
 
+/* What write_request_layer() built for an UpdateItem without finding an
+ * error, kept for the handler (validate_take_update()). Per thread: MHD
+ * runs validate_request() and the handler of one request on one
+ * thread. */
+static _Thread_local struct {
+    const json_t *req;                  /* borrowed; NULL: nothing kept */
+    struct op_exprs x;
+    struct expr *upd, *cond;
+    json_t *key;
+} kept;
+
+void
+validate_forget(void)
+{
+    if (kept.req == NULL)
+        return;
+    expr_free(kept.upd);
+    expr_free(kept.cond);
+    op_exprs_fini(&kept.x);
+    json_decref(kept.key);
+    kept.req = NULL;
+    kept.upd = kept.cond = NULL;
+    kept.key = NULL;
+}
+
+bool
+validate_take_update(const json_t *req, struct op_exprs *x,
+                     struct expr **upd, struct expr **cond, json_t **key)
+{
+    if (req == NULL || kept.req != req)
+        return false;
+    *x = kept.x;                        /* moved: nothing points into it */
+    *upd = kept.upd;
+    *cond = kept.cond;
+    *key = kept.key;
+    op_exprs_init(&kept.x);
+    kept.req = NULL;
+    kept.upd = kept.cond = NULL;
+    kept.key = NULL;
+    return true;
+}
+
 static int
 write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
 {
@@ -2289,6 +2391,19 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
                 rc = envelope(err, e.msg);
                 break;
             }
+    } else if (upd && x.nlegacy == 0) {
+        /* The handler would redo exactly this, with the same result:
+         * keep it (validate_take_update()). Legacy translations live
+         * inside x, so those are not moved. */
+        validate_forget();
+        kept.req = req;
+        kept.x = x;
+        kept.upd = a;
+        kept.cond = b;
+        kept.key = copy;
+        op_exprs_init(&x);
+        a = b = NULL;
+        copy = NULL;
     }
 out:
     expr_free(a);
@@ -2316,6 +2431,8 @@ validate_request(const char *op, const json_t *req, struct ddb_err *err)
     struct verrs *ve;
     size_t i;
     int rc;
+
+    validate_forget();                  /* a previous request's, unused */
 
     for (i = 0; i < sizeof(op_schemas) / sizeof(op_schemas[0]); i++)
         if (strcmp(op_schemas[i].op, op) == 0)

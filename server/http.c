@@ -290,6 +290,7 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
     json_t *req = NULL, *resp = NULL;
     json_error_t jerr;
     size_t tlen = strlen(HTTP_TARGET_PREFIX);
+    int rc;
 
     ddb_err_init(&err);
     /* DynamoDB answers a body that is not JSON by type with a 404. */
@@ -366,7 +367,9 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
     ctx.region = region;
     ctx.access_key = akid;
     ctx.now_ms = api_now_ms(h->srv);
-    if (op->handler(&ctx, req, &resp, &err) != 0) {
+    rc = op->handler(&ctx, req, &resp, &err);
+    validate_forget();                  /* whatever the handler left */
+    if (rc != 0) {
         if (err.type == DDB_OK)
             ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
         reply_error(r, &err);

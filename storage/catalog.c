@@ -149,6 +149,29 @@ cat_exec(struct storage *s, const char *sql, struct ddb_err *err)
     return 0;
 }
 
+/* Take cat_mu and BEGIN IMMEDIATE on the catalog. 0 with cat_mu held and
+ * the transaction open, or -1 with err set and cat_mu released. */
+static int
+cat_begin(struct storage *s, struct ddb_err *err)
+{
+    pthread_mutex_lock(&s->cat_mu);
+    if (cat_exec(s, "BEGIN IMMEDIATE", err) != 0) {
+        pthread_mutex_unlock(&s->cat_mu);
+        return -1;
+    }
+    return 0;
+}
+
+/* End what cat_begin() started: ROLLBACK if the transaction is still open
+ * (in_txn: not committed), then release cat_mu. */
+static void
+cat_end(struct storage *s, bool in_txn)
+{
+    if (in_txn)
+        cat_exec(s, "ROLLBACK", NULL);
+    pthread_mutex_unlock(&s->cat_mu);
+}
+
 static int
 cat_err(struct storage *s, struct ddb_err *err)
 {
@@ -785,11 +808,8 @@ storage_table_create(struct storage *s, const char *name,
         goto out;
     }
 
-    pthread_mutex_lock(&s->cat_mu);
-    if (cat_exec(s, "BEGIN IMMEDIATE", err) != 0) {
-        pthread_mutex_unlock(&s->cat_mu);
+    if (cat_begin(s, err) != 0)
         goto out;
-    }
     in_txn = true;
     if (sqlite3_prepare_v2(s->cat,
                            "INSERT INTO tables (name, id, desc) "
@@ -808,9 +828,7 @@ storage_table_create(struct storage *s, const char *name,
     in_txn = false;
     rc = 0;
 unlock:
-    if (in_txn)
-        cat_exec(s, "ROLLBACK", NULL);
-    pthread_mutex_unlock(&s->cat_mu);
+    cat_end(s, in_txn);
     if (rc == 0) {
         t = stable_new(s, name, id,
                        desc ? json_deep_copy(desc) : json_object(), l);
@@ -857,9 +875,8 @@ storage_table_delete(struct storage *s, const char *name,
                     name ? name : "");
         goto out;
     }
-    pthread_mutex_lock(&s->cat_mu);
-    if (cat_exec(s, "BEGIN IMMEDIATE", err) != 0)
-        goto unlock;
+    if (cat_begin(s, err) != 0)
+        goto out;
     in_txn = true;
     if (sqlite3_prepare_v2(s->cat, "DELETE FROM tables WHERE id = ?1", -1,
                            &d1, NULL) != SQLITE_OK ||
@@ -877,9 +894,7 @@ storage_table_delete(struct storage *s, const char *name,
     in_txn = false;
     rc = 0;
 unlock:
-    if (in_txn)
-        cat_exec(s, "ROLLBACK", NULL);
-    pthread_mutex_unlock(&s->cat_mu);
+    cat_end(s, in_txn);
     if (rc == 0) {
         atomic_store(&t->deleted, true);
         pthread_rwlock_wrlock(&s->map_mu);
@@ -906,17 +921,6 @@ out:
  * Table handles: description, partitions, stats
  * ---------------------------------------------------------------------- */
 
-json_t *
-stable_desc(struct stable *t)
-{
-    json_t *d;
-
-    pthread_mutex_lock(&t->desc_mu);
-    d = json_deep_copy(t->desc);
-    pthread_mutex_unlock(&t->desc_mu);
-    return d;
-}
-
 /*
  * The current description without copying: a new reference (caller
  * decrefs) to an object the store never modifies again (stable_set_desc
@@ -931,6 +935,18 @@ stable_desc_ref(struct stable *t)
     pthread_mutex_lock(&t->desc_mu);
     d = json_incref(t->desc);
     pthread_mutex_unlock(&t->desc_mu);
+    return d;
+}
+
+/* A deep copy of the current description (caller frees): copied from
+ * stable_desc_ref()'s object, which nothing modifies. */
+json_t *
+stable_desc(struct stable *t)
+{
+    json_t *ref = stable_desc_ref(t);
+    json_t *d = json_deep_copy(ref);
+
+    json_decref(ref);
     return d;
 }
 
@@ -1322,11 +1338,8 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     locked = true;
     if (partition_split_copy_locked(parent, mid, a, b, err) != 0)
         goto out;
-    pthread_mutex_lock(&s->cat_mu);
-    if (cat_exec(s, "BEGIN IMMEDIATE", err) != 0) {
-        pthread_mutex_unlock(&s->cat_mu);
+    if (cat_begin(s, err) != 0)
         goto out;
-    }
     in_txn = true;
     if (cat_table_exists(s, t->id, err) &&
         cat_put_partitions(s, t->id, nl, err) == 0 &&
@@ -1334,9 +1347,7 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
         in_txn = false;
         rc = 0;
     }
-    if (in_txn)
-        cat_exec(s, "ROLLBACK", NULL);
-    pthread_mutex_unlock(&s->cat_mu);
+    cat_end(s, in_txn);
     if (rc != 0)
         goto out;
 

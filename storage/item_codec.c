@@ -9,9 +9,13 @@
 
 #include "storage/storage.h"
 
+/* ------------------------------------------------------------------------
+ * Base64 (standard alphabet, padded), as DynamoDB accepts it
+ * ---------------------------------------------------------------------- */
+
 /* Value of one base64 character, or -1. */
-static int
-b64_val(unsigned char c)
+int
+item_b64_val(unsigned char c)
 {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
@@ -26,13 +30,26 @@ b64_val(unsigned char c)
     return -1;
 }
 
+/* Decoded length of validated base64 text (api/item.c checks it). */
+size_t
+item_b64_len(const char *s, size_t len)
+{
+    size_t pad = 0;
+
+    if (len < 4 || len % 4 != 0)
+        return len / 4 * 3;
+    if (s[len - 1] == '=')
+        pad = s[len - 2] == '=' ? 2 : 1;
+    return len / 4 * 3 - pad;
+}
+
 /*
  * Decode standard padded base64 (already validated by api/item.c) into out,
  * writing at most cap bytes. Returns the decoded length, or -1 if the text
  * is malformed or decodes to more than cap bytes.
  */
-static long
-b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
+long
+item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 {
     size_t i, o = 0;
     unsigned acc = 0;
@@ -46,7 +63,7 @@ b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
                 return -1;
             break;
         }
-        v = b64_val((unsigned char)s[i]);
+        v = item_b64_val((unsigned char)s[i]);
         if (v < 0)
             return -1;
         acc = (acc << 6) | (unsigned)v;
@@ -89,8 +106,8 @@ key_encode_value(const json_t *av, uint8_t *out)
     if ((v = json_object_get(av, "B")) != NULL) {
         if (!json_is_string(v))
             return -1;
-        return b64_decode(json_string_value(v), json_string_length(v), out,
-                          KEY_BYTES_MAX);
+        return item_b64_decode(json_string_value(v), json_string_length(v),
+                               out, KEY_BYTES_MAX);
     }
     if ((v = json_object_get(av, "N")) != NULL) {
         char canon[NUM_TEXT_MAX];

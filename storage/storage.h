@@ -121,6 +121,15 @@ void key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
 /* First 64 bits of the MD5 hash, big-endian: the position on the ring. */
 uint64_t key_hash64(const uint8_t hash[16]);
 
+/* Base64, standard alphabet, padded (storage/item_codec.c): the one
+ * decoder behind B values. item_b64_val() is one character's value or -1;
+ * item_b64_len() the decoded length of validated text; item_b64_decode()
+ * writes at most cap bytes into out and returns the length, or -1 if the
+ * text is malformed or longer than cap. */
+int item_b64_val(unsigned char c);
+size_t item_b64_len(const char *s, size_t len);
+long item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
+
 /* ------------------------------------------------------------------------
  * The store (storage/catalog.c, partmap.c, partition.c).
  *

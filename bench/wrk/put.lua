@@ -1,25 +1,14 @@
 -- put.lua - PutItem of a ~100-byte item under a random key of BENCH_KEYS
 -- (table bench_hash, partition key pk S). Also used to load the table.
-wrk.method = "POST"
-wrk.path = "/"
-wrk.headers["Content-Type"] = "application/x-amz-json-1.0"
-wrk.headers["Authorization"] = "AWS4-HMAC-SHA256 Credential=BENCH/20250101/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=0000000000000000000000000000000000000000000000000000000000000000"
-wrk.headers["X-Amz-Date"] = "20250101T000000Z"
-local keys = tonumber(os.getenv("BENCH_KEYS") or "10000")
-local value = string.rep("v", tonumber(os.getenv("BENCH_VALUE_BYTES") or "100"))
-
-function init(args)
-    -- each wrk thread has its own Lua state: seed each differently
-    math.randomseed(os.time() + math.floor(os.clock() * 1000000) +
-                    tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 1000003)
-end
-
+-- common.lua sits next to this script (bench/run.sh runs wrk from the root).
+local common = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") ..
+                      "common.lua")
 wrk.headers["X-Amz-Target"] = "DynamoDB_20120810.PutItem"
 
 request = function()
-    local k = math.random(0, keys - 1)
+    local k = math.random(0, common.keys - 1)
     local body = string.format(
         '{"TableName":"bench_hash","Item":{"pk":{"S":"k%d"},"v":{"S":"%s"},"n":{"N":"%d"}}}',
-        k, value, k)
+        k, common.value, k)
     return wrk.format(nil, nil, nil, body)
 end

@@ -2,7 +2,9 @@
 # e2e_common.py - shared helpers for the Python end-to-end suites: clients
 # pointed at SHARDLOCAL_ENDPOINT (unset = real DynamoDB), unique table names.
 import os
+import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 import urllib.request
@@ -170,6 +172,49 @@ def start_private_server(data_dir, port_file, *extra):
         time.sleep(0.05)
     proc.kill()
     raise AssertionError("server did not start")
+
+
+def stop_private_server(proc):
+    """Kill a server from start_private_server (None or already gone is
+    fine) and reap it."""
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def start_temp_server(prefix, *extra):
+    """start_private_server with no data dir, its port file in a new temp
+    dir (prefix). Returns (dir, Popen, url); stop_temp_server ends both."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    proc, url = start_private_server(None, os.path.join(tmp, "port"), *extra)
+    return tmp, proc, url
+
+
+def stop_temp_server(tmp, proc):
+    """Kill proc (see stop_private_server) and remove the dir tmp."""
+    stop_private_server(proc)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
+class OwnServerCase(unittest.TestCase):
+    """A test that owns its server: setUp makes a temp dir self.dir (prefix
+    PREFIX) with self.port_file in it and, when DATA_DIR, an empty data
+    dir self.data; the test sets self.proc; tearDown kills it and removes
+    the dir."""
+    PREFIX = "shardlocal-e2e."
+    DATA_DIR = False
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix=self.PREFIX)
+        self.port_file = os.path.join(self.dir, "port")
+        self.proc = None
+        if self.DATA_DIR:
+            self.data = os.path.join(self.dir, "data")
+            os.mkdir(self.data)
+
+    def tearDown(self):
+        stop_temp_server(self.dir, self.proc)
 
 
 def make_private_client(url):

@@ -5,7 +5,6 @@
 # 10 WCU / 30 RCU partitions (--throttle-scale 0.01), so every number is
 # exact.
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -18,7 +17,9 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from e2e_common import BIN, BOTOCORE_VERSION, start_private_server
+from e2e_common import BIN, BOTOCORE_VERSION, OwnServerCase
+from e2e_common import start_private_server, start_temp_server
+from e2e_common import stop_temp_server
 
 RULE = re.compile(r"^DynamoDBContributorInsights-(PKC|PKT|SKC|SKT)-(.+)-"
                   r"(\d{13})$")
@@ -99,19 +100,14 @@ class AdminTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="shardlocal-admin.")
-        cls.proc, cls.url = start_private_server(
-            None, os.path.join(cls.dir, "port"), "--in-memory",
-            "--virtual-clock", "--throttle-scale", "0.01",
-            "--status-delay-ms", "0")
+        cls.dir, cls.proc, cls.url = start_temp_server(
+            "shardlocal-admin.", "--in-memory", "--virtual-clock",
+            "--throttle-scale", "0.01", "--status-delay-ms", "0")
         cls.c = standard_client(cls.url)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.proc.poll() is None:
-            cls.proc.kill()
-            cls.proc.wait()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        stop_temp_server(cls.dir, cls.proc)
 
     # -- helpers ------------------------------------------------------------
 
@@ -690,22 +686,16 @@ class AdminTest(unittest.TestCase):
         self.assertEqual(b["__type"].split("#")[1], "ValidationException")
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class InsightsTransitionTest(unittest.TestCase):
+class InsightsTransitionTest(OwnServerCase):
     """ENABLING/DISABLING last the server's status delay (virtual time)."""
+    PREFIX = "shardlocal-admin2."
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-admin2.")
+        super().setUp()
         self.proc, self.url = start_private_server(
-            None, os.path.join(self.dir, "port"), "--in-memory",
+            None, self.port_file, "--in-memory",
             "--virtual-clock", "--status-delay-ms", "1000")
         self.c = standard_client(self.url)
-
-    def tearDown(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def advance(self, ms):
         req = urllib.request.Request(

@@ -6,13 +6,11 @@
 # the scatter-gather sum matches, and the script exits 0. About 8 s.
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
-from e2e_common import BIN, start_private_server
+from e2e_common import BIN, start_temp_server, stop_temp_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "..", "bench", "demo_hotkey.py")
@@ -25,17 +23,12 @@ class DemoTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="shardlocal-demo.")
-        cls.proc, cls.url = start_private_server(
-            None, os.path.join(cls.dir, "port"), "--in-memory",
-            "--throttle-scale", "0.01")
+        cls.dir, cls.proc, cls.url = start_temp_server(
+            "shardlocal-demo.", "--in-memory", "--throttle-scale", "0.01")
 
     @classmethod
     def tearDownClass(cls):
-        if cls.proc.poll() is None:
-            cls.proc.kill()
-            cls.proc.wait()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        stop_temp_server(cls.dir, cls.proc)
 
     def run_demo(self, *args, timeout=30):
         env = dict(os.environ)

@@ -2,18 +2,15 @@
 # test_durability.py - every acknowledged PutItem survives SIGKILL: start a
 # private server on a temp data dir, write from several threads, kill -9 it
 # mid-load, restart on the same directory, read every acknowledged key.
-import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import unittest
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_common import BIN
+from e2e_common import OwnServerCase
 from e2e_common import make_private_client as make_client
 from e2e_common import start_private_server as start_server
 
@@ -21,21 +18,9 @@ WRITERS = 8
 LOAD_SECONDS = 1.5
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class DurabilityTest(unittest.TestCase):
-
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-dur.")
-        self.data = os.path.join(self.dir, "data")
-        os.mkdir(self.data)
-        self.port_file = os.path.join(self.dir, "port")
-        self.proc = None
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+class DurabilityTest(OwnServerCase):
+    PREFIX = "shardlocal-dur."
+    DATA_DIR = True
 
     def test_acknowledged_writes_survive_sigkill(self):
         self.proc, url = start_server(self.data, self.port_file)

@@ -4,6 +4,7 @@
 import unittest
 
 from e2e_common import E2ECase, dynalite_differs, unique_name
+from test_items import ItemCase
 
 RNF = "ResourceNotFoundException"
 SCHEMA = "The provided key element does not match the schema"
@@ -17,15 +18,8 @@ def nest(depth):
     return v
 
 
-class ErrorsTest(E2ECase):
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.t = cls.make_table(hash_key=("pk", "S"))
-        cls.tr = cls.make_table(hash_key=("pk", "S"), range_key=("sk", "N"))
-
-    def put(self, item, **kw):
-        return self.c.put_item(TableName=self.t, Item=item, **kw)
+class ErrorsTest(ItemCase):
+    """Tables t (pk S) and tr (pk S, sk N), put(): test_items.ItemCase."""
 
     def test_missing_table(self):
         name = unique_name("missing")

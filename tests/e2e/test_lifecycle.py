@@ -3,14 +3,13 @@
 # server: --status-delay-ms (CREATING/DELETING/UPDATING), --in-memory,
 # --account-id in ARNs.
 import os
-import shutil
-import tempfile
 import time
 import unittest
 
 from botocore.exceptions import ClientError
 
-from e2e_common import BIN, make_private_client, start_private_server
+from e2e_common import BIN, OwnServerCase, make_private_client
+from e2e_common import start_private_server
 
 DELAY_MS = 600
 
@@ -41,19 +40,8 @@ def wait_status(c, name, want, timeout=10.0):
         time.sleep(0.02)
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class LifecycleTest(unittest.TestCase):
-
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-life.")
-        self.port_file = os.path.join(self.dir, "port")
-        self.proc = None
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+class LifecycleTest(OwnServerCase):
+    PREFIX = "shardlocal-life."
 
     def start(self, *flags, data=True):
         data_dir = None

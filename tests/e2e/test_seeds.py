@@ -5,16 +5,14 @@
 # the base table's partitions are idle; GSI read throttling leaving the base
 # table alone; LSI item collections (limit, ItemCollectionMetrics); and the
 # initial partition count under --throttle-scale.
-import os
-import shutil
-import tempfile
 import unittest
 
 import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from e2e_common import BIN, E2ECase, start_private_server, unique_name
+from e2e_common import E2ECase, OwnServerCase, start_private_server
+from e2e_common import unique_name
 from test_throttling import ACCOUNT_ARN, PTEE, Raw
 
 SHARDS = 20
@@ -70,27 +68,20 @@ class ScatterGatherTest(E2ECase):
         self.assertEqual(grand, total)
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class PrivateServerCase(unittest.TestCase):
+class PrivateServerCase(OwnServerCase):
     """A dedicated server on a virtual clock: time moves only when the
     test says so, so every count below is exact."""
     FLAGS = ("--in-memory", "--virtual-clock")
+    PREFIX = "shardlocal-seeds."
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-seeds.")
-        port_file = os.path.join(self.dir, "port")
-        self.proc, self.url = start_private_server(None, port_file,
+        super().setUp()
+        self.proc, self.url = start_private_server(None, self.port_file,
                                                    *self.FLAGS)
         self.raw = Raw(self.url)
         self.c = boto3.client("dynamodb", endpoint_url=self.url,
                               region_name="us-east-1",
                               config=Config(retries={"max_attempts": 1}))
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def partitions(self, table, index=None):
         path = "/shardlocal/tables/%s" % table

@@ -86,10 +86,8 @@ import hashlib
 import http.client
 import json
 import os
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -97,7 +95,7 @@ import urllib.request
 import boto3
 from botocore.config import Config
 
-from e2e_common import BIN, start_private_server
+from e2e_common import OwnServerCase, start_private_server
 
 ACCOUNT_ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/"
 KEY_RANGE_W = "TableWriteKeyRangeThroughputExceeded"
@@ -174,16 +172,14 @@ def partition_of(key, nparts):
     return i
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class VirtualClockCase(unittest.TestCase):
+class VirtualClockCase(OwnServerCase):
     """Each test starts its own server with --virtual-clock, so time moves
     only when the test says so and the counts are exact."""
     FLAGS = ("--in-memory", "--virtual-clock")
+    PREFIX = "shardlocal-thr."
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-thr.")
-        self.port_file = os.path.join(self.dir, "port")
-        self.proc = None
+        super().setUp()
         self.start(*self.FLAGS)
 
     def start(self, *flags, data_dir=None):
@@ -193,12 +189,6 @@ class VirtualClockCase(unittest.TestCase):
         self.c = boto3.client("dynamodb", endpoint_url=self.url,
                               region_name="us-east-1",
                               config=Config(retries={"max_attempts": 1}))
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def log(self):
         with open(os.path.join(self.dir, "server.log")) as f:
@@ -677,24 +667,12 @@ class SplitSizeTest(VirtualClockCase):
         self.assertEqual(sorted(seen), keys)
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class SplitCrashTest(unittest.TestCase):
+class SplitCrashTest(OwnServerCase):
     """SIGKILL while UpdateTable splits every partition: after a restart
     every item is there exactly once (storage makes splits crash-safe)."""
     N = 3000
-
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-split.")
-        self.data = os.path.join(self.dir, "data")
-        os.makedirs(self.data)
-        self.port_file = os.path.join(self.dir, "port")
-        self.proc = None
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+    PREFIX = "shardlocal-split."
+    DATA_DIR = True
 
     def start(self):
         self.proc, url = start_private_server(self.data, self.port_file,

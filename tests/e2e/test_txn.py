@@ -3,10 +3,7 @@
 # or nothing across tables, cancellation reasons in request order,
 # validations, ClientRequestToken idempotency, transactional capacity,
 # isolation from concurrent readers, and atomicity across a SIGKILL.
-import os
-import shutil
 import signal
-import tempfile
 import threading
 import json
 import time
@@ -16,8 +13,9 @@ import uuid
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from e2e_common import BIN, ENDPOINT, E2ECase
-from e2e_common import make_private_client, start_private_server
+from e2e_common import ENDPOINT, E2ECase
+from e2e_common import OwnServerCase, make_private_client
+from e2e_common import start_private_server
 
 TCE = "TransactionCanceledException"
 CCF_MSG = "The conditional request failed"
@@ -530,21 +528,9 @@ PER_TABLE = 3               # items per table per group (several partitions)
 ROUNDS = 3
 
 
-@unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (a server this test owns)")
-class TxnCrashTest(unittest.TestCase):
-
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="shardlocal-txn.")
-        self.data = os.path.join(self.dir, "data")
-        os.mkdir(self.data)
-        self.port_file = os.path.join(self.dir, "port")
-        self.proc = None
-
-    def tearDown(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+class TxnCrashTest(OwnServerCase):
+    PREFIX = "shardlocal-txn."
+    DATA_DIR = True
 
     def make_tables(self, c):
         for name, extra in (("txn_ca", []), ("txn_cb", [("sk", "N")])):
