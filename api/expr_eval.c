@@ -129,16 +129,11 @@ b64_decode(const char *s, size_t *out_len)
     if (out == NULL)
         abort();
     for (i = 0; i < len; i++) {
-        char c = s[i];
-        int v;
+        int v = item_b64_val((unsigned char)s[i]);
 
-        if (c >= 'A' && c <= 'Z') v = c - 'A';
-        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-        else if (c >= '0' && c <= '9') v = c - '0' + 52;
-        else if (c == '+') v = 62;
-        else if (c == '/') v = 63;
-        else if (c == '=') break;
-        else {
+        if (v < 0 && s[i] == '=')
+            break;
+        if (v < 0) {
             free(out);
             return NULL;
         }

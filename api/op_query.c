@@ -187,21 +187,6 @@ esk_validate_values(struct read_req *r, struct ddb_err *err)
                        "The provided starting key is invalid: %s", msg);
 }
 
-/* Decoded length of a standard base64 string (already validated). */
-static size_t
-b64_len(const char *s)
-{
-    size_t n = strlen(s), pad = 0;
-
-    if (n % 4 != 0)
-        return n * 3 / 4;
-    if (n >= 1 && s[n - 1] == '=')
-        pad++;
-    if (n >= 2 && s[n - 2] == '=')
-        pad++;
-    return n / 4 * 3 - pad;
-}
-
 /* DynamoDB's per-key-attribute checks on a start key (dynalite
  * db/index.js validateKeyPiece), run while walking the key schema. */
 static int
@@ -233,7 +218,8 @@ esk_piece(const json_t *esk, const char *name, char type, bool is_hash,
                            "AttributeValue for a key attribute cannot "
                            "contain an empty %s value. Key: %s",
                            type == 'S' ? "string" : "binary", name);
-    len = type == 'B' ? b64_len(s) : strlen(s);
+    /* r->esk passed item_validate(): B is valid base64 */
+    len = type == 'B' ? item_b64_len(s, strlen(s)) : strlen(s);
     if (is_hash && len > KEY_HASH_MAX)
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: Size "
