@@ -86,7 +86,9 @@ if [ -z "$SHARDLOCAL_ENDPOINT" ]; then
         exit 77
     fi
     mkdir "$tmp/data"
-    "$bin" --port 0 --host 127.0.0.1 --port-file "$tmp/port" \
+    # Four workers: the transaction-conflict tests hold one in a pause
+    # while others must answer, even on a loaded 2-CPU machine.
+    "$bin" --port 0 --host 127.0.0.1 --port-file "$tmp/port" --threads 4 \
         --data-dir "$tmp/data" > "$tmp/server.log" 2>&1 &
     server_pid=$!
     i=0
