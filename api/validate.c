@@ -798,25 +798,6 @@ java_class(enum vtype t)
     }
 }
 
-static bool
-is_b64(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-           (c >= '0' && c <= '9') || c == '+' || c == '/';
-}
-
-static int
-b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : 63;
-}
-
 /* Canonical standard base64 with padding, as DynamoDB's decoder wants. */
 static int
 check_blob(const json_t *v, struct ddb_err *err)
@@ -833,12 +814,12 @@ check_blob(const json_t *v, struct ddb_err *err)
     if (n >= 2 && s[n - 2] == '=')
         pad++;
     for (i = 0; i < n - pad; i++)
-        if (!is_b64(s[i]))
+        if (item_b64_val((unsigned char)s[i]) < 0)
             goto bad;
     /* The unused low bits of the last character must be zero. */
-    if (pad == 1 && (b64_value(s[n - 2]) & 0x3) != 0)
+    if (pad == 1 && (item_b64_val((unsigned char)s[n - 2]) & 0x3) != 0)
         goto bad;
-    if (pad == 2 && (b64_value(s[n - 3]) & 0xf) != 0)
+    if (pad == 2 && (item_b64_val((unsigned char)s[n - 3]) & 0xf) != 0)
         goto bad;
     return 0;
 bad:
