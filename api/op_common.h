@@ -208,21 +208,6 @@ int op_throttle_admit_index(struct api_ctx *ctx, const char *table,
                             size_t pk_len, enum throttle_op op, double need,
                             struct op_throttle *th, struct ddb_err *err);
 /*
- * GSI back-pressure for a write of item (the new item, borrowed): admit on
- * the partition of every GSI of s the item lands in. On success *out is
- * an array (NULL when s has no GSI) that op_throttle_gsi_charge pays with
- * the per-index units (index_mutate's, set order) and frees; on a
- * rejection -1 with the GSI's throttling exception, nothing to charge.
- * Superseded by op_gsi_gate / op_write_gate, which every write path now
- * uses (they see the old row's partition too); kept for callers of this
- * interface.
- */
-int op_throttle_gsi_admit(struct api_ctx *ctx, const char *table,
-                          const struct index_set *s, const json_t *item,
-                          struct op_throttle **out, struct ddb_err *err);
-void op_throttle_gsi_charge(struct api_ctx *ctx, const struct index_set *s,
-                            struct op_throttle *th, const double *units);
-/*
  * GSI back-pressure of one planned base-item write, for every write path
  * (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems):
  * each index row the plan writes (index_plan: the old row's delete on its
