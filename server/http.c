@@ -22,9 +22,9 @@
 #include <microhttpd.h>
 #include <zlib.h>
 
-#include "api/admin.h"
-#include "api/error.h"
-#include "api/validate.h"
+#include "api/admin/admin.h"
+#include "api/proto/error.h"
+#include "api/proto/validate.h"
 #include "server/http.h"
 #include "storage/json_fast.h"
 

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "api/api.h"
-#include "api/throttle.h"
+#include "api/throttle/throttle.h"
 #include "conf/conf.h"
 #include "server/http.h"
 

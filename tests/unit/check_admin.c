@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/admin.h"
-#include "api/throttle.h"
+#include "api/admin/admin.h"
+#include "api/throttle/throttle.h"
 #include "conf/conf.h"
 
 #define T0 UINT64_C(1700000000000)

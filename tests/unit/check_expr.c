@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/expr.h"
+#include "api/expr/expr.h"
 
 /* ------------------------------------------------------------------------
  * Helpers

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/index.h"
+#include "api/index/index.h"
 
 /* Table pk (S) / sk (S); index "gi" on g (S) / n (N). */
 static struct index_set set;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/item.h"
+#include "api/proto/av.h"
 #include "storage/storage.h"
 
 static long

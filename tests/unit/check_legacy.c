@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/expr.h"
-#include "api/legacy.h"
+#include "api/expr/expr.h"
+#include "api/expr/legacy.h"
 
 /* Test JSON is written with ' for ", which no case needs literally. */
 static json_t *

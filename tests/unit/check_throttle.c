@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/error.h"
-#include "api/throttle.h"
+#include "api/proto/error.h"
+#include "api/throttle/throttle.h"
 
 #define ARN  "arn:aws:dynamodb:us-east-1:000000000000:table/T"
 #define IARN "arn:aws:dynamodb:us-east-1:000000000000:table/T/index/G"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/error.h"
-#include "api/txn_inflight.h"
+#include "api/proto/error.h"
+#include "api/ops/txn_inflight.h"
 
 /* ------------------------------------------------------------------------
  * Helpers

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/error.h"
-#include "api/validate.h"
+#include "api/proto/error.h"
+#include "api/proto/validate.h"
 
 struct vcase {
     const char *op;

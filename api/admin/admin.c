@@ -14,10 +14,10 @@
 
 #include "config.h"
 
-#include "api/admin.h"
-#include "api/error.h"
-#include "api/index.h"
-#include "api/throttle.h"
+#include "api/admin/admin.h"
+#include "api/proto/error.h"
+#include "api/index/index.h"
+#include "api/throttle/throttle.h"
 
 #define ADMIN_PREFIX      "/shardlocal"
 #define ADMIN_HOTKEYS_DEF 10            /* ?n= default */

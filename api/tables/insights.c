@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/index.h"
-#include "api/table_desc.h"
+#include "api/index/index.h"
+#include "api/tables/tables.h"
 
 #define CI_PRIV         "_slInsights"   /* {"": {...}, "<gsi>": {...}} */
 #define CI_RULE_PREFIX  "DynamoDBContributorInsights-"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "api/item.h"
+#include "api/proto/av.h"
 #include "storage/storage.h"
 
 enum expr_kind {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/expr_int.h"
+#include "api/expr/expr_int.h"
 
 /* ------------------------------------------------------------------------
  * Arena

@@ -9,11 +9,11 @@
 #include <strings.h>
 
 #include "api/api.h"
-#include "api/capacity.h"
-#include "api/expr.h"
-#include "api/index.h"
-#include "api/item.h"
-#include "api/op_common.h"
+#include "api/throttle/capacity.h"
+#include "api/expr/expr.h"
+#include "api/index/index.h"
+#include "api/proto/av.h"
+#include "api/ops/common.h"
 
 #define BATCH_GET_MAX   100         /* keys per BatchGetItem call */
 #define BATCH_WRITE_MAX 25          /* requests per BatchWriteItem call */

@@ -10,11 +10,11 @@
 #include <jansson.h>
 
 #include "api/api.h"
-#include "api/expr.h"
-#include "api/index.h"
-#include "api/item.h"
-#include "api/legacy.h"
-#include "api/throttle.h"
+#include "api/expr/expr.h"
+#include "api/index/index.h"
+#include "api/proto/av.h"
+#include "api/expr/legacy.h"
+#include "api/throttle/throttle.h"
 #include "storage/storage.h"
 
 /* ------------------------------------------------------------------------

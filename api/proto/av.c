@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/item.h"
+#include "api/proto/av.h"
 
 #define MSG_EMPTY_AV "Supplied AttributeValue is empty, must contain " \
     "exactly one of the supported datatypes"

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/capacity.h"
-#include "api/expr.h"
-#include "api/index.h"
-#include "api/item.h"
-#include "api/op_common.h"
+#include "api/throttle/capacity.h"
+#include "api/expr/expr.h"
+#include "api/index/index.h"
+#include "api/proto/av.h"
+#include "api/ops/common.h"
 
 /* A page stops once the items read reach 1 MB (measured before the
  * filter), as DynamoDB's does. */

@@ -16,9 +16,9 @@
 #include <openssl/rand.h>
 
 #include "api/api.h"
-#include "api/index.h"
-#include "api/op_common.h"
-#include "api/table_desc.h"
+#include "api/index/index.h"
+#include "api/ops/common.h"
+#include "api/tables/tables.h"
 
 /* Private members of a stored description (stripped before replying). */
 #define PRIV_PREFIX     "_sl"

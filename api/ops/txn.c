@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/capacity.h"
-#include "api/expr.h"
-#include "api/index.h"
-#include "api/item.h"
-#include "api/op_common.h"
-#include "api/txn_inflight.h"
+#include "api/throttle/capacity.h"
+#include "api/expr/expr.h"
+#include "api/index/index.h"
+#include "api/proto/av.h"
+#include "api/ops/common.h"
+#include "api/ops/txn_inflight.h"
 
 #define TXN_ITEMS_MAX    100
 #define TXN_SIZE_MAX     (4u * 1024 * 1024)     /* aggregate item bytes */

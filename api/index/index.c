@@ -42,8 +42,8 @@
 
 #include <openssl/evp.h>
 
-#include "api/capacity.h"
-#include "api/index.h"
+#include "api/throttle/capacity.h"
+#include "api/index/index.h"
 
 #define HIDDEN_SEP      "/index/"
 #define MUTATE_RETRIES  10000

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/capacity.h"
-#include "api/index.h"
-#include "api/op_common.h"
-#include "api/table_desc.h"
-#include "api/txn_inflight.h"
+#include "api/throttle/capacity.h"
+#include "api/index/index.h"
+#include "api/ops/common.h"
+#include "api/tables/tables.h"
+#include "api/ops/txn_inflight.h"
 
 /* ------------------------------------------------------------------------
  * Expressions

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api/txn_inflight.h"
+#include "api/ops/txn_inflight.h"
 
 #define INFLIGHT_BUCKETS 1024           /* power of two */
 #define PAUSE_MAX        16

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#include "api/item.h"
+#include "api/proto/av.h"
 #include "storage/storage.h"
 
 #define INDEX_GSI_MAX   20

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "api/error.h"
+#include "api/proto/error.h"
 
 #define NS_CORAL_SVC   "com.amazon.coral.service#"
 #define NS_CORAL_VAL   "com.amazon.coral.validate#"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/expr_int.h"
+#include "api/expr/expr_int.h"
 
 struct parser {
     const char *text;

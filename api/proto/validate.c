@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/expr.h"
-#include "api/item.h"
-#include "api/op_common.h"
-#include "api/validate.h"
+#include "api/expr/expr.h"
+#include "api/proto/av.h"
+#include "api/ops/common.h"
+#include "api/proto/validate.h"
 
 #define VALIDATE_MAX_ERRORS 10          /* DynamoDB stops listing at 10 */
 #define VALUE_STR_MAX       2048        /* longest value quoted in a message */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "api/expr.h"
+#include "api/expr/expr.h"
 
 #define EXPR_TEXT_MAX    4096       /* bytes of one expression string */
 #define EXPR_OPS_MAX     300        /* operators + functions */

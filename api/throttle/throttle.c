@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/throttle.h"
+#include "api/throttle/throttle.h"
 
 /*
  * Fixed point, so that a test's numbers are exact: amounts are in

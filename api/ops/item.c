@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/capacity.h"
-#include "api/expr.h"
-#include "api/index.h"
-#include "api/item.h"
-#include "api/op_common.h"
-#include "api/txn_inflight.h"
-#include "api/validate.h"
+#include "api/throttle/capacity.h"
+#include "api/expr/expr.h"
+#include "api/index/index.h"
+#include "api/proto/av.h"
+#include "api/ops/common.h"
+#include "api/ops/txn_inflight.h"
+#include "api/proto/validate.h"
 
 /*
  * Order of checks (DynamoDB, as modelled by dynalite's validations/ and

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/expr_int.h"
+#include "api/expr/expr_int.h"
 
 #define MSG_NO_ATTR "The provided expression refers to an attribute that " \
                     "does not exist in the item"

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/item.h"
-#include "api/legacy.h"
+#include "api/proto/av.h"
+#include "api/expr/legacy.h"
 
 #define MSG_INVALID "One or more parameter values were invalid: "
 #define MSG_MIXED "Can not use both expression and non-expression " \
