@@ -15,7 +15,7 @@
 
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
-struct api_faults;
+struct faults;
 
 struct api_server {
     struct storage *st;
@@ -25,38 +25,24 @@ struct api_server {
     bool virtual_clock;             /* --virtual-clock: time moves only
                                        through POST /shardlocal/clock */
     _Atomic uint64_t vclock_ms;     /* the virtual clock's time, in ms */
-    struct api_faults *faults;      /* fault-injection rules (op_common.c) */
+    struct faults *faults;          /* fault-injection rules
+                                       (throttle/faults.c) */
 };
+
+/*
+ * Fill srv for the store st and settings c (both borrowed, outliving srv):
+ * the throttle registry, the fault rules and the clock (the virtual clock
+ * starts at the wall clock, then moves only through POST
+ * /shardlocal/clock). api_server_fini frees what init made.
+ */
+void api_server_init(struct api_server *srv, struct storage *st,
+                     const struct conf *c);
+void api_server_fini(struct api_server *srv);
 
 /* The server's "now" in ms: the virtual clock when enabled, else the wall
  * clock (CLOCK_REALTIME). http.c stores it in ctx->now_ms once per
  * request; handlers use ctx->now_ms. */
 uint64_t api_now_ms(struct api_server *srv);
-
-/* Fault-injection rules (api/op_common.c): api_faults_free accepts NULL. */
-struct api_faults *api_faults_new(void);
-void api_faults_free(struct api_faults *f);
-
-/*
- * Admin calls (routes in server/http.c), JSON in and out; req (borrowed)
- * may be NULL for GET. *resp is a new reference on success; on failure -1
- * with err (a ValidationException).
- *
- * api_admin_clock: GET /shardlocal/clock -> {"virtual": b, "now_ms": n};
- * POST with {"advance_ms": n} or {"set_ms": n} moves the virtual clock
- * (ValidationException when --virtual-clock is off, or when set_ms would
- * move it backwards).
- *
- * api_admin_faults: GET /shardlocal/faults lists the rules; POST adds one:
- * {"table": T, "key": AttributeValue (optional), "op": "read"|"write"|
- * "any", "fraction": 0..1 and/or "count": N, "cause": "KeyRange"|
- * "ProvisionedThroughput"|"MaxOnDemand"|"AccountLimit"}, or clears with
- * {"clear": true} (optionally with "table").
- */
-int api_admin_clock(struct api_server *srv, bool post, const json_t *req,
-                    json_t **resp, struct ddb_err *err);
-int api_admin_faults(struct api_server *srv, bool post, const json_t *req,
-                     json_t **resp, struct ddb_err *err);
 
 /* Per request. */
 struct api_ctx {

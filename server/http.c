@@ -27,6 +27,7 @@
 #include "api/proto/validate.h"
 #include "server/http.h"
 #include "storage/json_fast.h"
+#include "storage/util.h"
 
 #define HTTP_BODY_MAX      (16u * 1024u * 1024u)   /* DynamoDB's 16 MB */
 #define HTTP_TARGET_PREFIX "DynamoDB_20120810."
@@ -62,25 +63,6 @@ struct reply {
  * Helpers
  * ---------------------------------------------------------------------- */
 
-static void *
-xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-
-    if (p == NULL)
-        abort();
-    return p;
-}
-
-static uint64_t
-now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* 52 upper-case alphanumerics, like DynamoDB's x-amzn-RequestId. out must
  * hold 53 bytes. A per-thread xorshift seeded from getrandom(). */
 static void
@@ -92,7 +74,7 @@ request_id(char out[53])
 
     if (state == 0) {
         if (getrandom(&state, sizeof(state), 0) != sizeof(state))
-            state = now_ms() ^ (uint64_t)(uintptr_t)&state;
+            state = wall_ms() ^ (uint64_t)(uintptr_t)&state;
         if (state == 0)
             state = 0x9E3779B97F4A7C15ull;
     }
@@ -389,7 +371,7 @@ out:
 }
 
 /*
- * An admin call answered by fn (api.h: api_admin_clock, api_admin_faults):
+ * An admin call answered by fn (api.h: admin_clock, admin_faults):
  * the body, if any, is a JSON object; the reply is JSON, or a
  * ValidationException (400).
  */
@@ -426,7 +408,7 @@ route_clock(struct http_server *h, struct MHD_Connection *conn,
             struct http_req *rq, struct reply *r)
 {
     (void)conn;
-    route_admin_call(rq, r, rq->len > 0, api_admin_clock, h);
+    route_admin_call(rq, r, rq->len > 0, admin_clock, h);
 }
 
 /* GET/POST /shardlocal/faults: fault-injection rules. */
@@ -435,7 +417,7 @@ route_faults(struct http_server *h, struct MHD_Connection *conn,
              struct http_req *rq, struct reply *r)
 {
     (void)conn;
-    route_admin_call(rq, r, rq->len > 0, api_admin_faults, h);
+    route_admin_call(rq, r, rq->len > 0, admin_faults, h);
 }
 
 /* Query-string lookup for admin_get(). */
@@ -575,9 +557,7 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 
             while (cap < rq->len + n + 1)
                 cap *= 2;
-            nb = realloc(rq->body, cap);
-            if (nb == NULL)
-                abort();
+            nb = xrealloc(rq->body, cap);
             rq->body = nb;
             rq->cap = cap;
         }

@@ -9,10 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/api.h"
-#include "api/throttle/throttle.h"
 #include "conf/conf.h"
 #include "server/http.h"
 
@@ -43,7 +41,6 @@ main(int argc, char **argv)
     struct storage *st = NULL;
     struct http_server *h = NULL;
     struct api_server srv;
-    struct timespec ts;
     sigset_t set;
     int rc, sig = 0;
 
@@ -71,17 +68,7 @@ main(int argc, char **argv)
         ddb_err_clear(&err);
         return 1;
     }
-    memset(&srv, 0, sizeof(srv));
-    srv.st = st;
-    srv.conf = &c;
-    srv.throttle = throttle_registry_new(&c.throttle);
-    srv.faults = api_faults_new();
-    /* The virtual clock starts at the wall clock (sane CreationDateTime),
-     * then moves only through POST /shardlocal/clock. */
-    srv.virtual_clock = c.virtual_clock;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    atomic_init(&srv.vclock_ms, (uint64_t)ts.tv_sec * 1000u +
-                                    (uint64_t)ts.tv_nsec / 1000000u);
+    api_server_init(&srv, st, &c);
     h = http_start(&srv, &c);
     if (h == NULL)
         goto fail;
@@ -103,13 +90,11 @@ main(int argc, char **argv)
         fprintf(stderr, "shardlocal: %s, shutting down\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(h);
-    throttle_registry_free(srv.throttle);
-    api_faults_free(srv.faults);
+    api_server_fini(&srv);
     storage_close(st);
     return 0;
 fail:
-    throttle_registry_free(srv.throttle);
-    api_faults_free(srv.faults);
+    api_server_fini(&srv);
     storage_close(st);
     return 1;
 }

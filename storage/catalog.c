@@ -21,6 +21,7 @@
 #include <openssl/rand.h>
 
 #include "storage/storage_int.h"
+#include "storage/util.h"
 
 static const char cat_schema[] =
     "CREATE TABLE IF NOT EXISTS tables ("
@@ -33,35 +34,6 @@ static const char cat_schema[] =
 /* ------------------------------------------------------------------------
  * Small helpers
  * ---------------------------------------------------------------------- */
-
-static char *
-xstrdup(const char *s)
-{
-    char *d = strdup(s);
-
-    if (d == NULL)
-        abort();
-    return d;
-}
-
-/* malloc'd printf. */
-static char *
-xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-xasprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *out;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&out, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        abort();
-    return out;
-}
 
 /* A fresh random id: STORAGE_ID_LEN hex characters. */
 static void
@@ -216,15 +188,11 @@ layout_of(const struct stable *t)
 static struct playout *
 layout_new(struct partmap *map)
 {
-    struct playout *l = calloc(1, sizeof(*l));
+    struct playout *l = xcalloc(1, sizeof(*l));
 
-    if (l == NULL)
-        abort();
     l->map = *map;
-    l->parts = calloc(map->n, sizeof(*l->parts));
-    l->files = calloc(map->n, sizeof(*l->files));
-    if (l->parts == NULL || l->files == NULL)
-        abort();
+    l->parts = xcalloc(map->n, sizeof(*l->parts));
+    l->files = xcalloc(map->n, sizeof(*l->files));
     return l;
 }
 
@@ -247,10 +215,8 @@ static struct stable *
 stable_new(struct storage *s, const char *name, const char *id,
            json_t *desc_take, struct playout *layout_take)
 {
-    struct stable *t = calloc(1, sizeof(*t));
+    struct stable *t = xcalloc(1, sizeof(*t));
 
-    if (t == NULL)
-        abort();
     atomic_init(&t->refs, 1);          /* the map's reference */
     atomic_init(&t->deleted, false);
     t->s = s;
@@ -334,10 +300,8 @@ map_insert(struct storage *s, struct stable *t)
 
     if (s->ntables == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
-        struct stable **nt = realloc(s->tables, cap * sizeof(*nt));
+        struct stable **nt = xrealloc(s->tables, cap * sizeof(*nt));
 
-        if (nt == NULL)
-            abort();
         s->tables = nt;
         s->cap = cap;
     }
@@ -478,10 +442,8 @@ cat_load_layout(struct storage *s, const char *id, struct ddb_err *err)
 
         if (n == cap) {
             cap = cap ? cap * 2 : 8;
-            starts = realloc(starts, cap * sizeof(*starts));
-            files = realloc(files, cap * sizeof(*files));
-            if (starts == NULL || files == NULL)
-                abort();
+            starts = xrealloc(starts, cap * sizeof(*starts));
+            files = xrealloc(files, cap * sizeof(*files));
         }
         starts[n] = partmap_from_sql(sqlite3_column_int64(st, 0));
         snprintf(files[n], sizeof(files[n]), "%s", f ? f : "");
@@ -673,13 +635,11 @@ raise_fd_limit(void)
 struct storage *
 storage_open(const char *data_dir, struct ddb_err *err)
 {
-    struct storage *s = calloc(1, sizeof(*s));
+    struct storage *s = xcalloc(1, sizeof(*s));
     char *path = NULL, *tdir = NULL;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                 SQLITE_OPEN_FULLMUTEX;
 
-    if (s == NULL)
-        abort();
     s->lock_fd = -1;
     pthread_mutex_init(&s->cat_mu, NULL);
     pthread_mutex_init(&s->ddl_mu, NULL);
@@ -1157,13 +1117,11 @@ stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
              const uint8_t *start, size_t start_len,
              stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
-    struct bound *lo = calloc(2, sizeof(*lo)), *hi;
+    struct bound *lo = xcalloc(2, sizeof(*lo)), *hi;
     uint8_t hash[16];
     unsigned int hlen = 0;
     int rc = -1;
 
-    if (lo == NULL)
-        abort();
     hi = lo + 1;
     if (pk_len > KEY_BYTES_MAX) {
         ddb_err_set(err, DDB_INTERNAL, "storage: key too long");
@@ -1301,9 +1259,7 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     mid = lo + (hi - lo) / 2 + 1;       /* a: [lo, mid), b: [mid, hi] */
 
     /* the new layout: old with entry i replaced by two */
-    starts = malloc((old->map.n + 1) * sizeof(*starts));
-    if (starts == NULL)
-        abort();
+    starts = xmalloc((old->map.n + 1) * sizeof(*starts));
     memcpy(starts, old->map.starts, (i + 1) * sizeof(*starts));
     starts[i + 1] = mid;
     memcpy(starts + i + 2, old->map.starts + i + 1,
@@ -1357,12 +1313,10 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     a = b = NULL;
     atomic_store_explicit(&t->layout, nl, memory_order_release);
     nl = NULL;
-    t->old_layouts = realloc(t->old_layouts,
+    t->old_layouts = xrealloc(t->old_layouts,
                              (t->nold + 1) * sizeof(*t->old_layouts));
-    t->retired = realloc(t->retired,
+    t->retired = xrealloc(t->retired,
                          (t->nretired + 1) * sizeof(*t->retired));
-    if (t->old_layouts == NULL || t->retired == NULL)
-        abort();
     t->old_layouts[t->nold++] = old;
     t->retired[t->nretired++] = parent;
     partition_retire_locked(parent);

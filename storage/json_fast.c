@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "storage/json_fast.h"
+#include "storage/util.h"
 
 struct fast {
     const char *p;                      /* next byte */
@@ -251,9 +252,7 @@ reserve(struct json_fast_buf *b, size_t n)
     cap = b->cap ? b->cap : 256;
     while (cap < b->len + n + 1)
         cap *= 2;
-    np = realloc(b->p, cap);
-    if (np == NULL)
-        abort();
+    np = xrealloc(b->p, cap);
     b->p = np;
     b->cap = cap;
 }

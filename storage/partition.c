@@ -12,6 +12,7 @@
 
 #include "storage/storage_int.h"
 #include "storage/json_fast.h"
+#include "storage/util.h"
 
 #define PART_BUSY_TIMEOUT_MS 5000
 
@@ -176,9 +177,7 @@ item_encode(struct partition *p, const json_t *item)
 
         while (cap < need)
             cap *= 2;
-        nb = realloc(p->buf, cap);
-        if (nb == NULL)
-            abort();
+        nb = xrealloc(p->buf, cap);
         p->buf = nb;
         p->bufcap = cap;
         need = json_dumpb(item, p->buf, p->bufcap, JSON_COMPACT);
@@ -200,17 +199,15 @@ item_encode(struct partition *p, const json_t *item)
 struct partition *
 partition_open(const char *path, struct ddb_err *err)
 {
-    struct partition *p = calloc(1, sizeof(*p));
+    struct partition *p = xcalloc(1, sizeof(*p));
     char *emsg = NULL;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                 SQLITE_OPEN_NOMUTEX;
 
-    if (p == NULL)
-        abort();
     pthread_mutex_init(&p->mu, NULL);
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
-    if (path != NULL && (p->path = strdup(path)) == NULL)
-        abort();
+    if (path != NULL)
+        p->path = xstrdup(path);
     if (sqlite3_open_v2(path ? path : ":memory:", &p->db, flags, NULL) !=
         SQLITE_OK) {
         ddb_err_set(err, DDB_INTERNAL, "storage: open %s: %s",
@@ -268,10 +265,8 @@ partition_unlink_files(const char *path)
 {
     static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
     size_t len = strlen(path);
-    char *buf = malloc(len + 16);
+    char *buf = xmalloc(len + 16);
 
-    if (buf == NULL)
-        abort();
     for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
         snprintf(buf, len + 16, "%s%s", path, sfx[i]);
         (void)unlink(buf);
@@ -491,11 +486,9 @@ partition_query(struct partition *p, const uint8_t h[16],
                 stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
     sqlite3_stmt *st;
-    struct item_key *k = malloc(sizeof(*k));
+    struct item_key *k = xmalloc(sizeof(*k));
     int rc = -1;
 
-    if (k == NULL)
-        abort();
     if (pk_len > sizeof(k->pk)) {
         free(k);
         return ddb_err_set(err, DDB_INTERNAL, "storage: key too long");
@@ -544,12 +537,10 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
     sqlite3_stmt *st;
-    struct item_key *k = malloc(sizeof(*k));
+    struct item_key *k = xmalloc(sizeof(*k));
     uint8_t lo8[8], hi8[8];
     int rc = -1, brc;
 
-    if (k == NULL)
-        abort();
     put_be64(lo8, lo);
     put_be64(hi8, hi_excl);
     pthread_mutex_lock(&p->mu);

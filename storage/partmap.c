@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "storage/storage_int.h"
+#include "storage/util.h"
 
 /*
  * Lay nparts equal ranges over the ring. Partition i starts at
@@ -25,9 +26,7 @@ partmap_init_even(struct partmap *m, unsigned nparts)
         r = 0;
     }
     m->n = (unsigned)n;
-    m->starts = malloc(n * sizeof(*m->starts));
-    if (m->starts == NULL)
-        abort();
+    m->starts = xmalloc(n * sizeof(*m->starts));
     for (uint64_t i = 0; i < n; i++)
         m->starts[i] = i * q + i * r / n;
 }

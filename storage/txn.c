@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "storage/storage_int.h"
+#include "storage/util.h"
 
 static const char journal_schema[] =
     "CREATE TABLE IF NOT EXISTS txn_journal ("
@@ -61,10 +62,8 @@ static void
 pset_lock(struct pset *ps, struct stable *const *tables,
           const struct item_key *const *keys, size_t n)
 {
-    ps->p = calloc(n ? n : 1, sizeof(*ps->p));
-    ps->of = calloc(n ? n : 1, sizeof(*ps->of));
-    if (ps->p == NULL || ps->of == NULL)
-        abort();
+    ps->p = xcalloc(n ? n : 1, sizeof(*ps->p));
+    ps->of = xcalloc(n ? n : 1, sizeof(*ps->of));
     for (;;) {
         bool stale = false;
         size_t m = 0;
@@ -105,17 +104,10 @@ pset_free(struct pset *ps)
 static json_t *
 hex_of(const uint8_t *b, size_t len)
 {
-    static const char digits[] = "0123456789abcdef";
-    char *s = malloc(2 * len + 1);
+    char *s = xmalloc(2 * len + 1);
     json_t *j;
 
-    if (s == NULL)
-        abort();
-    for (size_t i = 0; i < len; i++) {
-        s[2 * i] = digits[b[i] >> 4];
-        s[2 * i + 1] = digits[b[i] & 15];
-    }
-    s[2 * len] = '\0';
+    hex_encode(b, len, s);
     j = json_string(s);
     free(s);
     return j;
@@ -239,11 +231,9 @@ write_cmp(const void *a, const void *b)
 static int
 apply_writes(struct twrite *w, size_t n, struct ddb_err *err)
 {
-    struct part_write *pw = calloc(n ? n : 1, sizeof(*pw));
+    struct part_write *pw = xcalloc(n ? n : 1, sizeof(*pw));
     int rc = 0;
 
-    if (pw == NULL)
-        abort();
     for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i, m = 0;
 
@@ -300,9 +290,9 @@ err_copy(struct ddb_err *dst, const struct ddb_err *src)
 int
 stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
 {
-    struct stable **tables = calloc(n ? n : 1, sizeof(*tables));
-    const struct item_key **keys = calloc(n ? n : 1, sizeof(*keys));
-    struct twrite *w = calloc(n ? n : 1, sizeof(*w));
+    struct stable **tables = xcalloc(n ? n : 1, sizeof(*tables));
+    const struct item_key **keys = xcalloc(n ? n : 1, sizeof(*keys));
+    struct twrite *w = xcalloc(n ? n : 1, sizeof(*w));
     struct pset ps = { 0 };
     size_t nw = 0, nparts = 0, first_fail = n;
     sqlite3_int64 jid = 0;
@@ -310,8 +300,6 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
     char *body = NULL;
     int rc = -1;
 
-    if (tables == NULL || keys == NULL || w == NULL)
-        abort();
     for (size_t i = 0; i < n; i++) {
         tables[i] = ops[i].t;
         keys[i] = &ops[i].k;
@@ -448,10 +436,8 @@ replay_body(struct storage *s, const char *text, struct ddb_err *err)
         ddb_err_set(err, DDB_INTERNAL, "storage: journal: corrupt entry");
         goto out;
     }
-    keys = calloc(json_array_size(a) + 1, sizeof(*keys));
-    w = calloc(json_array_size(a) + 1, sizeof(*w));
-    if (keys == NULL || w == NULL)
-        abort();
+    keys = xcalloc(json_array_size(a) + 1, sizeof(*keys));
+    w = xcalloc(json_array_size(a) + 1, sizeof(*w));
     json_array_foreach(a, i, e) {
         const char *tid = json_string_value(json_object_get(e, "t"));
         struct stable *t = tid != NULL ? table_by_id(s, tid) : NULL;
@@ -531,11 +517,9 @@ txn_journal_replay(struct storage *s, struct ddb_err *err)
         }
         id = sqlite3_column_int64(st, 0);
         text = (const char *)sqlite3_column_text(st, 1);
-        body = strdup(text != NULL ? text : "[]");
+        body = xstrdup(text != NULL ? text : "[]");
         sqlite3_finalize(st);
         st = NULL;
-        if (body == NULL)
-            abort();
         if (replay_body(s, body, err) != 0) {
             free(body);
             goto out;

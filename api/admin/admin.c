@@ -18,6 +18,7 @@
 #include "api/proto/error.h"
 #include "api/index/index.h"
 #include "api/throttle/throttle.h"
+#include "storage/util.h"
 
 #define ADMIN_PREFIX      "/shardlocal"
 #define ADMIN_HOTKEYS_DEF 10            /* ?n= default */
@@ -45,9 +46,7 @@ sb_reserve(struct sbuf *b, size_t extra)
         return;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    ns = realloc(b->s, cap);
-    if (ns == NULL)
-        abort();
+    ns = xrealloc(b->s, cap);
     b->s = ns;
     b->cap = cap;
 }
@@ -81,9 +80,7 @@ reply_json_new(struct admin_reply *out, unsigned status, json_t *json)
 
     json_decref(json);
     if (s == NULL) {
-        s = strdup("{\"message\":\"Internal server error\"}");
-        if (s == NULL)
-            abort();
+        s = xstrdup("{\"message\":\"Internal server error\"}");
         status = 500;
     }
     out->status = status;
@@ -219,19 +216,6 @@ num_from_sortkey(const uint8_t *k, size_t len, char *out)
 }
 
 static void
-hex_of(const uint8_t *p, size_t n, char *out)
-{
-    static const char hx[] = "0123456789abcdef";
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        out[2 * i] = hx[p[i] >> 4];
-        out[2 * i + 1] = hx[p[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static void
 b64_of(const uint8_t *p, size_t n, char *out)
 {
     static const char tab[] =
@@ -268,10 +252,8 @@ b64_of(const uint8_t *p, size_t n, char *out)
 static void
 key_render(json_t *obj, const char *type, const uint8_t *k, size_t len)
 {
-    char *buf = malloc(len * 2 + NUM_TEXT_MAX + 8);
+    char *buf = xmalloc(len * 2 + NUM_TEXT_MAX + 8);
 
-    if (buf == NULL)
-        abort();
     if (type != NULL && strcmp(type, "S") == 0) {
         json_t *s = json_stringn((const char *)k, len); /* NULL: not UTF-8 */
         if (s != NULL) {
@@ -287,7 +269,7 @@ key_render(json_t *obj, const char *type, const uint8_t *k, size_t len)
     }
     b64_of(k, len, buf);
     json_object_set_new(obj, "key", json_pack("{s:s}", "B", buf));
-    hex_of(k, len, buf);
+    hex_encode(k, len, buf);
     json_object_set_new(obj, "key_text", json_string(buf));
 out:
     free(buf);
@@ -611,9 +593,7 @@ hotkeys_list(struct src *s, enum throttle_hk_kind kind, size_t n,
 
     if (s->tt == NULL)
         return list;
-    k = malloc(sizeof(*k));
-    if (k == NULL)
-        abort();
+    k = xmalloc(sizeof(*k));
     got = throttle_hotkeys(s->tt, kind, hk, n);
     for (i = 0; i < got; i++) {
         json_t *e = json_object();
@@ -850,9 +830,7 @@ admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
     if ((plen == 3 && strncmp(p, "/ui", 3) == 0) ||
         (plen == 4 && strncmp(p, "/ui/", 4) == 0)) {
         out->status = 200;
-        out->body = strdup(ui_html());
-        if (out->body == NULL)
-            abort();
+        out->body = xstrdup(ui_html());
         out->len = strlen(out->body);
         out->content_type = ADMIN_HTML_TYPE;
         return;
@@ -1068,11 +1046,9 @@ msrc_snapshot(struct msrc *m, uint64_t now)
                             "PAY_PER_REQUEST") != 0;
     provisioned_of(m->s.desc, m->s.index, &m->prov[0], &m->prov[1]);
     m->nparts = stable_nparts(m->s.t);
-    m->ps = calloc(m->nparts ? m->nparts : 1, sizeof(*m->ps));
-    m->items = calloc(m->nparts ? m->nparts : 1, sizeof(*m->items));
-    m->bytes = calloc(m->nparts ? m->nparts : 1, sizeof(*m->bytes));
-    if (m->ps == NULL || m->items == NULL || m->bytes == NULL)
-        abort();
+    m->ps = xcalloc(m->nparts ? m->nparts : 1, sizeof(*m->ps));
+    m->items = xcalloc(m->nparts ? m->nparts : 1, sizeof(*m->items));
+    m->bytes = xcalloc(m->nparts ? m->nparts : 1, sizeof(*m->bytes));
     ddb_err_init(&e);
     for (i = 0; i < m->nparts; i++) {
         if (stable_part_stats(m->s.t, i, &m->items[i], &m->bytes[i],
@@ -1163,9 +1139,7 @@ gather(struct api_server *srv, uint64_t now, size_t *n)
         gl = gsi_names(s.desc);
         if (*n + 1 + json_array_size(gl) > cap) {
             cap = (*n + 1 + json_array_size(gl)) * 2;
-            ms = realloc(ms, cap * sizeof(*ms));
-            if (ms == NULL)
-                abort();
+            ms = xrealloc(ms, cap * sizeof(*ms));
         }
         memset(&ms[*n], 0, sizeof(ms[*n]));
         ms[*n].s = s;

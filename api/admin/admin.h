@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+#include <jansson.h>
+
 #include "api/api.h"
 
 /* A reply for server/http.c to send as is. */
@@ -34,5 +37,24 @@ void admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
 
 /* GET /metrics: Prometheus text exposition format 0.0.4. */
 void admin_metrics(struct api_server *srv, struct admin_reply *out);
+
+/*
+ * The admin calls that change behaviour, JSON in and out (routes in
+ * server/http.c); req (borrowed) may be NULL for GET. *resp is a new
+ * reference on success; on failure -1 with a ValidationException.
+ *
+ * admin_clock: GET /shardlocal/clock -> {"virtual": b, "now_ms": n}; POST
+ * with {"advance_ms": n} or {"set_ms": n} moves the virtual clock
+ * (refused when --virtual-clock is off, or when set_ms would move it
+ * backwards).
+ *
+ * admin_faults: GET /shardlocal/faults lists the fault-injection rules;
+ * POST adds or clears them (faults_request() in throttle/faults.h), or,
+ * with "pause_ms", sets a transaction pause (ops/txn_inflight.h).
+ */
+int admin_clock(struct api_server *srv, bool post, const json_t *req,
+                json_t **resp, struct ddb_err *err);
+int admin_faults(struct api_server *srv, bool post, const json_t *req,
+                 json_t **resp, struct ddb_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/expr/expr_int.h"
+#include "storage/util.h"
 
 #define MSG_NO_ATTR "The provided expression refers to an attribute that " \
                     "does not exist in the item"
@@ -122,12 +123,10 @@ static unsigned char *
 b64_decode(const char *s, size_t *out_len)
 {
     size_t len = strlen(s), n = 0, i;
-    unsigned char *out = malloc(len / 4 * 3 + 4);
+    unsigned char *out = xmalloc(len / 4 * 3 + 4);
     uint32_t acc = 0;
     int bits = 0;
 
-    if (out == NULL)
-        abort();
     for (i = 0; i < len; i++) {
         int v = item_b64_val((unsigned char)s[i]);
 
@@ -163,9 +162,7 @@ scalar_bytes(const json_t *av, const char *type, unsigned char **buf,
         return *buf != NULL;
     }
     *len = json_string_length(v);
-    *buf = malloc(*len + 1);
-    if (*buf == NULL)
-        abort();
+    *buf = xmalloc(*len + 1);
     memcpy(*buf, s, *len);
     return true;
 }
@@ -904,10 +901,8 @@ expr_update_apply(const struct expr *e, const json_t *old,
     *new_item = NULL;
     if (e == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "no update expression");
-    vals = calloc((size_t)e->nacts + 1, sizeof(*vals));
-    pend = calloc((size_t)e->nacts + 1, sizeof(*pend));
-    if (vals == NULL || pend == NULL)
-        abort();
+    vals = xcalloc((size_t)e->nacts + 1, sizeof(*vals));
+    pend = xcalloc((size_t)e->nacts + 1, sizeof(*pend));
     for (i = 0; i < e->nacts; i++)
         if (e->acts[i].kind == UPD_SET &&
             eval_set_value(e->acts[i].value, old, &vals[i], err) != 0) {

@@ -14,6 +14,7 @@
 
 #include "api/proto/av.h"
 #include "api/expr/legacy.h"
+#include "storage/util.h"
 
 #define MSG_INVALID "One or more parameter values were invalid: "
 #define MSG_MIXED "Can not use both expression and non-expression " \
@@ -58,9 +59,7 @@ sb_add(struct sbuf *b, const char *fmt, ...)
 
         while (cap < b->len + (size_t)n + 1)
             cap *= 2;
-        b->s = realloc(b->s, cap);
-        if (b->s == NULL)
-            abort();
+        b->s = xrealloc(b->s, cap);
         b->cap = cap;
     }
     va_start(ap, fmt);
@@ -76,9 +75,7 @@ sb_take(struct sbuf *b)
     char *s = b->s;
 
     if (s == NULL) {
-        s = strdup("");
-        if (s == NULL)
-            abort();
+        s = xstrdup("");
     }
     memset(b, 0, sizeof(*b));
     return s;
@@ -727,10 +724,8 @@ filter_cond(struct tr *t, const char *param, const char *attr,
     if (get_avl(c, &avl, err) != 0)
         return -1;
     n = avl != NULL ? json_array_size(avl) : 0;
-    keys = calloc(n + 1, sizeof(*keys));
-    args = calloc(n + 1, sizeof(*args));
-    if (keys == NULL || args == NULL)
-        abort();
+    keys = xcalloc(n + 1, sizeof(*keys));
+    args = xcalloc(n + 1, sizeof(*args));
     for (i = 0; i < n; i++)
         args[i] = json_array_get(avl, i);
     if (add_values(t, args, n, keys, err) != 0 ||
@@ -972,10 +967,8 @@ expected_one(struct tr *t, const char *param, const char *attr,
         return -1;
 
     n = value != NULL ? 1 : avl != NULL ? json_array_size(avl) : 0;
-    keys = calloc(n + 1, sizeof(*keys));
-    args = calloc(n + 1, sizeof(*args));
-    if (keys == NULL || args == NULL)
-        abort();
+    keys = xcalloc(n + 1, sizeof(*keys));
+    args = xcalloc(n + 1, sizeof(*args));
     for (i = 0; i < n; i++)
         args[i] = value != NULL ? value : json_array_get(avl, i);
     t->size += strlen(attr);

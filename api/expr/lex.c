@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "api/expr/expr_int.h"
+#include "storage/util.h"
 
 /* ------------------------------------------------------------------------
  * Arena
@@ -58,9 +59,7 @@ arena_alloc(struct arena *a, size_t n)
     if (c == NULL || c->size - c->used < n) {
         size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
 
-        c = malloc(sizeof(*c) + size);
-        if (c == NULL)
-            abort();
+        c = xmalloc(sizeof(*c) + size);
         c->size = size;
         c->used = 0;
         c->next = a->head;

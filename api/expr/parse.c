@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/expr/expr_int.h"
+#include "storage/util.h"
 
 struct parser {
     const char *text;
@@ -759,11 +760,9 @@ prefix_error(enum expr_kind kind, struct ddb_err *err)
 static void
 build_targets(struct expr *e)
 {
-    struct expr *t = calloc(1, sizeof(*t));
+    struct expr *t = xcalloc(1, sizeof(*t));
     int i;
 
-    if (t == NULL)
-        abort();
     t->kind = EXPR_PROJECTION;
     arena_init(&t->arena);
     t->paths = arena_alloc(&e->arena, ((size_t)e->nacts + 1) *
@@ -815,9 +814,7 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
                     expr_kind_param(kind));
         return NULL;
     }
-    e = calloc(1, sizeof(*e));
-    if (e == NULL)
-        abort();
+    e = xcalloc(1, sizeof(*e));
     e->kind = kind;
     arena_init(&e->arena);
     if (parse_syntax(e, text, len, err) != 0 ||

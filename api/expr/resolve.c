@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/expr/expr_int.h"
+#include "storage/util.h"
 
 struct expr_env {
     const json_t *names;            /* borrowed, NULL if absent */
@@ -122,9 +123,7 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
             }
         }
     }
-    v = calloc(1, sizeof(*v));
-    if (v == NULL)
-        abort();
+    v = xcalloc(1, sizeof(*v));
     v->names = names;
     v->values = values;
     v->used_names = json_object();

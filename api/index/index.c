@@ -42,8 +42,9 @@
 
 #include <openssl/evp.h>
 
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 #include "api/index/index.h"
+#include "storage/util.h"
 
 #define HIDDEN_SEP      "/index/"
 #define MUTATE_RETRIES  10000
@@ -389,14 +390,10 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
      * (escaped composite, hashed as one value), the sort key every RANGE
      * attribute in KeySchema order, compared one after another. One
      * HASH attribute keeps its plain encoding. */
-    c = malloc(sizeof(*c));
-    if (c == NULL)
-        abort();
+    c = xmalloc(sizeof(*c));
     c->len = 0;
     if (nhash > 1) {
-        pc = malloc(sizeof(*pc));
-        if (pc == NULL)
-            abort();
+        pc = xmalloc(sizeof(*pc));
         pc->len = 0;
     }
     for (i = 0; i < nhash; i++) {
@@ -469,9 +466,7 @@ index_pk_encode(const struct index_def *d, const json_t *const *values,
 
     if (d->nhash <= 1)
         return values[0] != NULL ? key_encode_value(values[0], out) : -1;
-    c = malloc(sizeof(*c));
-    if (c == NULL)
-        abort();
+    c = xmalloc(sizeof(*c));
     c->len = 0;
     for (i = 0; i < d->nhash; i++) {
         len = values[i] != NULL ? key_encode_value(values[i], v) : -1;
@@ -491,11 +486,9 @@ index_pk_encode(const struct index_def *d, const json_t *const *values,
 void
 index_sk_append(uint8_t *out, size_t *len, const uint8_t *v, size_t n)
 {
-    struct comp *c = malloc(sizeof(*c));
+    struct comp *c = xmalloc(sizeof(*c));
     size_t take;
 
-    if (c == NULL)
-        abort();
     c->len = 0;
     comp_add(c, v, n);
     take = c->len;
@@ -533,12 +526,10 @@ int
 index_check_item(const struct index_set *s, const json_t *item,
                  struct ddb_err *err)
 {
-    struct item_key *k = malloc(sizeof(*k));
+    struct item_key *k = xmalloc(sizeof(*k));
     size_t i;
     int rc = 0;
 
-    if (k == NULL)
-        abort();
     for (i = 0; i < s->n && rc == 0; i++)
         if (index_row_key(&s->idx[i], &s->base, item, k, err) < 0)
             rc = -1;
@@ -651,10 +642,8 @@ index_plan(const struct index_set *s, const json_t *old,
 
     p->nops = 0;
     memset(p->units, 0, sizeof(p->units));
-    ok = malloc(sizeof(*ok));
-    nk = malloc(sizeof(*nk));
-    if (ok == NULL || nk == NULL)
-        abort();
+    ok = xmalloc(sizeof(*ok));
+    nk = xmalloc(sizeof(*nk));
     ddb_err_init(&ignore);
     for (i = 0; i < s->n; i++) {
         const struct index_def *d = &s->idx[i];
@@ -766,10 +755,8 @@ index_mutate_gated(const struct index_set *s, struct stable *base,
 
     if (units != NULL)
         memset(units, 0, sizeof(double) * INDEX_MAX);
-    p = calloc(1, sizeof(*p));
-    ops = calloc(INDEX_OPS_MAX, sizeof(*ops));
-    if (p == NULL || ops == NULL)
-        abort();
+    p = xcalloc(1, sizeof(*p));
+    ops = xcalloc(INDEX_OPS_MAX, sizeof(*ops));
     for (attempt = 0; attempt < MUTATE_RETRIES; attempt++) {
         json_t *nitem = NULL;
         size_t nsize = 0;
@@ -932,9 +919,7 @@ index_collection_check(const struct index_set *s, struct stable *base,
 
     if (limit == 0 || !index_set_has_lsi(s))
         return 0;
-    scratch = malloc(sizeof(*scratch));
-    if (scratch == NULL)
-        abort();
+    scratch = xmalloc(sizeof(*scratch));
     delta = (new_item != NULL ? (int64_t)item_size(new_item) : 0) -
             (old != NULL ? (int64_t)item_size(old) : 0);
     for (i = 0; i < s->n; i++)
@@ -1069,16 +1054,14 @@ backfill_one(struct stable *base, const struct key_schema *bks,
              const struct index_def *d, const json_t *item,
              struct ddb_err *err)
 {
-    struct stxn_op *ops = calloc(2, sizeof(*ops));
-    struct item_key *bk = malloc(sizeof(*bk));
+    struct stxn_op *ops = xcalloc(2, sizeof(*ops));
+    struct item_key *bk = xmalloc(sizeof(*bk));
     struct index_row_arg ra = { NULL, 0 };
     struct index_guard b;
     struct ddb_err ignore;
     json_t *snap = json_incref((json_t *)item);
     int attempt, rc = -1, in;
 
-    if (ops == NULL || bk == NULL)
-        abort();
     ddb_err_init(&ignore);
     if (item_key_build(bks, item, false, bk, err) != 0)
         goto out;

@@ -174,7 +174,7 @@ int index_mutate(const struct index_set *s, struct stable *base,
  * again on every retry (so it must reset what it admitted), and not at
  * all when fn fails (a failed condition) or leaves the item alone. GSI
  * back-pressure and the item collection limit use it (op_common.c
- * op_write_gate_fn).
+ * write_gate_fn).
  */
 typedef int index_gate_fn(void *arg, const json_t *old,
                           const json_t *new_item, const struct index_plan *p,

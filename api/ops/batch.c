@@ -9,11 +9,12 @@
 #include <strings.h>
 
 #include "api/api.h"
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"
 #include "api/proto/av.h"
 #include "api/ops/common.h"
+#include "storage/util.h"
 
 #define BATCH_GET_MAX   100         /* keys per BatchGetItem call */
 #define BATCH_WRITE_MAX 25          /* requests per BatchWriteItem call */
@@ -30,17 +31,7 @@
 #define MSG_MULTI_AV "Supplied AttributeValue has more than one datatypes " \
     "set, must contain exactly one of the supported datatypes"
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n == 0 ? 1 : n, size);
-
-    if (p == NULL)
-        abort();
-    return p;
-}
-
-/* {"TableName": name}: what op_table_open() resolves. New reference. */
+/* {"TableName": name}: what table_ref_open() resolves. New reference. */
 static json_t *
 table_req(const char *name)
 {
@@ -55,11 +46,11 @@ table_req(const char *name)
  * "Requested resource not found" when it does not exist or is not ready;
  * a name or a table ARN, like TableName). */
 static int
-batch_table_open(struct api_ctx *ctx, const char *name, struct op_table *ot,
+batch_table_open(struct api_ctx *ctx, const char *name, struct table_ref *ot,
                  struct ddb_err *err)
 {
     json_t *r = table_req(name);
-    int rc = op_table_open(ctx, r, ot, err);
+    int rc = table_ref_open(ctx, r, ot, err);
 
     json_decref(r);
     return rc;
@@ -105,7 +96,7 @@ struct batch_progress {
     size_t refused;                 /* requests the throttle refused */
     struct ddb_err refusal;         /* the last refusal's exception */
     struct api_ctx *ctx;            /* borrowed: the request (throttling) */
-    struct op_throttle th;          /* the admitted request's ticket */
+    struct gate_ticket th;          /* the admitted request's ticket */
 };
 
 /* Start a batch call: RequestItems (ri) must be a map (validate.c
@@ -133,7 +124,7 @@ batch_begin(struct api_ctx *ctx, const json_t *ri, struct batch_progress *p,
  * units are known (0 when it did not run).
  */
 static bool
-batch_admit(struct op_table *ot, const struct item_key *k, bool write,
+batch_admit(struct table_ref *ot, const struct item_key *k, bool write,
             double need, struct batch_progress *p)
 {
     enum throttle_op op = write ? THROTTLE_WRITE : THROTTLE_READ;
@@ -141,7 +132,7 @@ batch_admit(struct op_table *ot, const struct item_key *k, bool write,
 
     if (p->ctx == NULL)
         return true;
-    c = op_throttle_try(p->ctx, ot->t, k, op, need, &p->th);
+    c = gate_try(p->ctx, ot->t, k, op, need, &p->th);
     if (c == THROTTLE_OK)
         return true;
     ddb_err_clear(&p->refusal);
@@ -154,7 +145,7 @@ static double
 batch_charge(struct batch_progress *p, double units)
 {
     if (p->ctx != NULL)
-        op_throttle_charge(p->ctx, &p->th, units);
+        gate_charge(p->ctx, &p->th, units);
     return units;
 }
 
@@ -181,9 +172,9 @@ struct bg_table {
     const char *key;                /* RequestItems key (borrowed) */
     json_t *spec;                   /* owned: shallow copy of its
                                        KeysAndAttributes, NULL if null */
-    struct op_exprs x;
+    struct req_exprs x;
     struct expr *proj;              /* owned; NULL: whole items */
-    struct op_table ot;
+    struct table_ref ot;
     bool consistent;
     size_t nkeys;
     json_t *keys;                   /* owned: validated copies (N canonical) */
@@ -199,8 +190,8 @@ bg_table_fini(struct bg_table *bt)
     size_t i;
 
     expr_free(bt->proj);
-    op_exprs_fini(&bt->x);
-    op_table_close(&bt->ot);
+    req_exprs_fini(&bt->x);
+    table_ref_close(&bt->ot);
     if (bt->canon != NULL)
         for (i = 0; i < bt->nkeys; i++)
             free(bt->canon[i]);
@@ -239,10 +230,10 @@ bg_table_check(struct bg_table *bt, size_t *total, struct ddb_err *err)
     const json_t *keys = json_object_get(bt->spec, "Keys");
     size_t i, j;
 
-    if (op_exprs_begin_op(&bt->x, bt->spec, "BatchGetItem", err) != 0 ||
-        op_exprs_parse(&bt->x, bt->spec, EXPR_PROJECTION, NULL, &bt->proj,
+    if (req_exprs_begin_op(&bt->x, bt->spec, "BatchGetItem", err) != 0 ||
+        req_exprs_parse(&bt->x, bt->spec, EXPR_PROJECTION, NULL, &bt->proj,
                        err) != 0 ||
-        op_exprs_check_unused(&bt->x, bt->spec, err) != 0)
+        req_exprs_check_unused(&bt->x, bt->spec, err) != 0)
         return -1;
     bt->consistent = bool_member(bt->spec, "ConsistentRead");
     if (!json_is_array(keys))       /* a null KeysAndAttributes */
@@ -318,7 +309,7 @@ bg_table_resolve(struct api_ctx *ctx, struct bg_table *bt,
         if (item_key_build(&bt->ot.ks, json_array_get(bt->keys, i), true,
                            &bt->k[i], err) != 0)
             return -1;
-    return op_check_key_scalars(bt->spec, "ProjectionExpression",
+    return req_check_key_scalars(bt->spec, "ProjectionExpression",
                                 &bt->ot.ks, err);
 }
 
@@ -440,7 +431,7 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         struct bg_table *bt = &tabs[ntabs++];
 
         bt->key = name;
-        op_exprs_init(&bt->x);
+        req_exprs_init(&bt->x);
         if (!json_is_object(spec))
             continue;
         /* KeysAndAttributes has no ExpressionAttributeValues: DynamoDB
@@ -505,7 +496,7 @@ struct bw_request {
 struct bw_table {
     const char *key;                /* RequestItems key (borrowed) */
     const json_t *list;             /* its WriteRequests (borrowed) */
-    struct op_table ot;
+    struct table_ref ot;
     size_t nreqs;
     struct bw_request *reqs;        /* owned */
     double units;                   /* the table's own write units */
@@ -521,19 +512,11 @@ bw_table_fini(struct bw_table *bt)
 
     if (bt->has_idx)
         index_set_close(&bt->set);
-    op_table_close(&bt->ot);
+    table_ref_close(&bt->ot);
     if (bt->reqs != NULL)
         for (i = 0; i < bt->nreqs; i++)
             json_decref(bt->reqs[i].doc);
     free(bt->reqs);
-}
-
-static bool
-has_member(const json_t *o, const char *name)
-{
-    const json_t *v = json_object_get(o, name);
-
-    return v != NULL && !json_is_null(v);
 }
 
 /*
@@ -555,7 +538,7 @@ bw_table_check(struct bw_table *bt, size_t *total, struct ddb_err *err)
         const json_t *wr = json_array_get(bt->list, i);
 
         if (!json_is_object(wr) ||
-            has_member(wr, "PutRequest") == has_member(wr, "DeleteRequest"))
+            json_has(wr, "PutRequest") == json_has(wr, "DeleteRequest"))
             return ddb_err_set(err, DDB_VALIDATION, MSG_MULTI_AV);
     }
     for (i = 0; i < bt->nreqs; i++) {
@@ -563,9 +546,9 @@ bw_table_check(struct bw_table *bt, size_t *total, struct ddb_err *err)
         struct bw_request *r = &bt->reqs[i];
         const json_t *sub;
 
-        r->is_put = has_member(wr, "PutRequest");
+        r->is_put = json_has(wr, "PutRequest");
         sub = json_object_get(wr, r->is_put ? "PutRequest" : "DeleteRequest");
-        if (op_item_copy_validate(sub, r->is_put ? "Item" : "Key", &r->doc,
+        if (item_copy_validate(sub, r->is_put ? "Item" : "Key", &r->doc,
                                   err) != 0)
             return -1;
         if (r->doc == NULL)
@@ -749,21 +732,21 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
 
         if (!refused && bt->has_idx) {
             double u[INDEX_MAX];
-            struct op_write_gate w;
+            struct write_gate w;
             size_t j;
             int rc;
 
             /* GSI back-pressure (throttling.md 5): a GSI partition out of
              * write capacity sends the item to UnprocessedItems. */
-            op_write_gate_init(&w, p->ctx, bt->ot.name, &bt->set, bt->ot.t,
+            write_gate_init(&w, p->ctx, bt->ot.name, &bt->set, bt->ot.t,
                                &r->k);
             rc = index_mutate_gated(&bt->set, bt->ot.t, &r->k, bw_fn, &a,
-                                    p->ctx != NULL ? op_write_gate_fn : NULL,
+                                    p->ctx != NULL ? write_gate_fn : NULL,
                                     &w, u, err);
             if (rc == 0)
-                op_gsi_gate_charge(p->ctx, &w.g);
+                gsi_gate_charge(p->ctx, &w.g);
             if (rc != 0 && !w.throttled) {
-                op_gsi_gate_fini(&w.g);
+                gsi_gate_fini(&w.g);
                 batch_charge(p, 0);
                 return -1;
             }
@@ -775,7 +758,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                 ddb_err_clear(err);
                 refused = true;
             }
-            op_gsi_gate_fini(&w.g);
+            gsi_gate_fini(&w.g);
             if (!refused) {
                 for (j = 0; j < bt->set.n && j < INDEX_MAX; j++)
                     bt->idx_units[j] += u[j];

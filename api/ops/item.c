@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"
 #include "api/proto/av.h"
 #include "api/ops/common.h"
 #include "api/ops/txn_inflight.h"
 #include "api/proto/validate.h"
+#include "storage/util.h"
 
 /*
  * Order of checks (DynamoDB, as modelled by dynalite's validations/ and
@@ -24,22 +25,14 @@
  * and finally the condition against the stored item.
  */
 
-static bool
-str_eq(const json_t *v, const char *s)
-{
-    const char *t = json_string_value(v);
-
-    return t != NULL && strcmp(t, s) == 0;
-}
-
 /* PutItem and DeleteItem accept only NONE and ALL_OLD. */
 static int
 check_return_values_old_only(const json_t *req, struct ddb_err *err)
 {
     const json_t *rv = json_object_get(req, "ReturnValues");
 
-    if (rv == NULL || json_is_null(rv) || str_eq(rv, "NONE") ||
-        str_eq(rv, "ALL_OLD"))
+    if (rv == NULL || json_is_null(rv) || json_str_is(rv, "NONE") ||
+        json_str_is(rv, "ALL_OLD"))
         return 0;
     return ddb_err_set(err, DDB_VALIDATION,
                        "Return values set to invalid value");
@@ -72,7 +65,7 @@ struct idx_state {
     bool has;                       /* the table has secondary indexes */
     struct index_set set;           /* opened when has */
     double units[INDEX_MAX];        /* index write units of the write */
-    struct op_write_gate gate;      /* GSI back-pressure and the item
+    struct write_gate gate;      /* GSI back-pressure and the item
                                        collection limit (op_common.h) */
 };
 
@@ -87,7 +80,7 @@ idx_init(struct idx_state *is)
 }
 
 static int
-idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
+idx_open(struct api_ctx *ctx, const struct table_ref *ot, struct idx_state *is,
          struct ddb_err *err)
 {
     json_t *d = stable_desc_ref(ot->t);
@@ -106,7 +99,7 @@ idx_open(struct api_ctx *ctx, const struct op_table *ot, struct idx_state *is,
 static void
 idx_close(struct idx_state *is)
 {
-    op_gsi_gate_fini(&is->gate.g);
+    gsi_gate_fini(&is->gate.g);
     if (is->has)
         index_set_close(&is->set);
 }
@@ -122,29 +115,29 @@ idx_close(struct idx_state *is)
  */
 static int
 idx_mutate(struct api_ctx *ctx, struct idx_state *is,
-           const struct op_table *ot, const struct item_key *k,
-           stable_mutate_fn *fn, void *arg, struct op_throttle *th,
+           const struct table_ref *ot, const struct item_key *k,
+           stable_mutate_fn *fn, void *arg, struct gate_ticket *th,
            struct ddb_err *err)
 {
     int rc;
 
     if (!is->has)
         return stable_mutate(ot->t, k, fn, arg, err);
-    op_write_gate_init(&is->gate, ctx, ot->name, &is->set, ot->t, k);
-    rc = index_mutate_gated(&is->set, ot->t, k, fn, arg, op_write_gate_fn,
+    write_gate_init(&is->gate, ctx, ot->name, &is->set, ot->t, k);
+    rc = index_mutate_gated(&is->set, ot->t, k, fn, arg, write_gate_fn,
                             &is->gate, is->units, err);
     if (rc == 0)
-        op_gsi_gate_charge(ctx, &is->gate.g);
+        gsi_gate_charge(ctx, &is->gate.g);
     else if (is->gate.throttled)
         th->admitted = false;       /* throttled: nothing ran, no charge */
-    op_gsi_gate_fini(&is->gate.g);
+    gsi_gate_fini(&is->gate.g);
     return rc;
 }
 
 /* ConsumedCapacity: the table's write units plus, with indexes, theirs
  * (throttling.md 2-3). */
 static void
-idx_add_capacity(json_t *out, const json_t *req, const struct op_table *ot,
+idx_add_capacity(json_t *out, const json_t *req, const struct table_ref *ot,
                  const struct idx_state *is, double units)
 {
     json_t *cc;
@@ -162,13 +155,13 @@ idx_add_capacity(json_t *out, const json_t *req, const struct op_table *ot,
 /* ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE, tables with
  * LSIs only); item or key map carries the partition key. */
 static int
-idx_add_metrics(json_t *out, const json_t *req, const struct op_table *ot,
+idx_add_metrics(json_t *out, const json_t *req, const struct table_ref *ot,
                 const struct idx_state *is, const struct item_key *k,
                 const json_t *keyed, struct ddb_err *err)
 {
     json_t *m;
 
-    if (!is->has || !str_eq(json_object_get(req,
+    if (!is->has || !json_str_is(json_object_get(req,
                                             "ReturnItemCollectionMetrics"),
                             "SIZE"))
         return 0;
@@ -227,24 +220,24 @@ int
 api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
              struct ddb_err *err)
 {
-    struct op_exprs x;
-    struct op_table ot = { 0 };
+    struct req_exprs x;
+    struct table_ref ot = { 0 };
     struct expr *cond = NULL;
     struct item_key k;
     struct put_arg a = { 0 };
     struct idx_state is;
-    struct op_throttle th;
+    struct gate_ticket th;
     json_t *item = NULL, *out = NULL;
     size_t size = 0;
     int rc = -1;
 
-    op_throttle_init(&th);
+    gate_init(&th);
     idx_init(&is);
 
-    op_exprs_init(&x);
-    if (op_exprs_begin_op(&x, req, "PutItem", err) != 0)
+    req_exprs_init(&x);
+    if (req_exprs_begin_op(&x, req, "PutItem", err) != 0)
         goto out;
-    if (op_item_copy_validate(req, "Item", &item, err) != 0)
+    if (item_copy_validate(req, "Item", &item, err) != 0)
         goto out;
     if (item == NULL) {
         ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
@@ -260,11 +253,11 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     "Item size has exceeded the maximum allowed size");
         goto out;
     }
-    if (op_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
-        op_exprs_check_unused(&x, req, err) != 0)
+    if (req_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
+        req_exprs_check_unused(&x, req, err) != 0)
         goto out;
 
-    if (op_table_open(ctx, req, &ot, err) != 0)
+    if (table_ref_open(ctx, req, &ot, err) != 0)
         goto out;
     if (item_key_build(&ot.ks, item, false, &k, err) != 0)
         goto out;
@@ -276,12 +269,12 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     a.cond = cond;
     a.item = item;
     a.size = size;
-    a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
+    a.want_old = json_str_is(json_object_get(req, "ReturnValues"), "ALL_OLD");
     /* Throttling: the table, then (planned from the current item) the
      * GSI partitions the write changes. An item an ongoing transaction
      * holds: TransactionConflictException (txn_inflight.c). */
     if (txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
-        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE,
+        gate_admit(ctx, ot.t, &k, THROTTLE_WRITE,
                           capacity_write_units(size), &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, put_fn, &a, &th, err) != 0)
         goto out;
@@ -299,15 +292,15 @@ api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     rc = 0;
 out:
     /* A failed condition still consumed (throttling.md 2). */
-    op_throttle_charge(ctx, &th, capacity_write_units(
+    gate_charge(ctx, &th, capacity_write_units(
                                      size > a.old_size ? size : a.old_size));
     json_decref(out);
     json_decref(a.old);
     json_decref(item);
     expr_free(cond);
-    op_exprs_fini(&x);
+    req_exprs_fini(&x);
     idx_close(&is);
-    op_table_close(&ot);
+    table_ref_close(&ot);
     return rc;
 }
 
@@ -324,23 +317,23 @@ int
 api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
              struct ddb_err *err)
 {
-    struct op_exprs x;
-    struct op_table ot = { 0 };
+    struct req_exprs x;
+    struct table_ref ot = { 0 };
     struct expr *proj = NULL;
     struct item_key k;
     json_t *key = NULL, *item = NULL, *out = NULL;
-    struct op_throttle th;
+    struct gate_ticket th;
     bool consistent;
     size_t size = 0;
     int rc = -1;
 
-    op_throttle_init(&th);
+    gate_init(&th);
     consistent = json_is_true(json_object_get(req, "ConsistentRead"));
 
-    op_exprs_init(&x);
-    if (op_exprs_begin_op(&x, req, "GetItem", err) != 0)
+    req_exprs_init(&x);
+    if (req_exprs_begin_op(&x, req, "GetItem", err) != 0)
         goto out;
-    if (op_item_copy_validate(req, "Key", &key, err) != 0)
+    if (item_copy_validate(req, "Key", &key, err) != 0)
         goto out;
     if (key == NULL) {
         ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
@@ -348,16 +341,16 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     "Member must not be null");
         goto out;
     }
-    if (op_exprs_parse(&x, req, EXPR_PROJECTION, NULL, &proj, err) != 0 ||
-        op_exprs_check_unused(&x, req, err) != 0)
+    if (req_exprs_parse(&x, req, EXPR_PROJECTION, NULL, &proj, err) != 0 ||
+        req_exprs_check_unused(&x, req, err) != 0)
         goto out;
 
-    if (op_table_open(ctx, req, &ot, err) != 0)
+    if (table_ref_open(ctx, req, &ot, err) != 0)
         goto out;
     if (item_key_build(&ot.ks, key, true, &k, err) != 0 ||
-        op_check_key_scalars(req, "ProjectionExpression", &ot.ks, err) != 0)
+        req_check_key_scalars(req, "ProjectionExpression", &ot.ks, err) != 0)
         goto out;
-    if (op_throttle_admit(ctx, ot.t, &k, THROTTLE_READ,
+    if (gate_admit(ctx, ot.t, &k, THROTTLE_READ,
                           capacity_read_units(0, consistent), &th,
                           err) != 0 ||
         stable_get(ot.t, &k, &item, err) != 0)
@@ -376,13 +369,13 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     out = NULL;
     rc = 0;
 out:
-    op_throttle_charge(ctx, &th, capacity_read_units(size, consistent));
+    gate_charge(ctx, &th, capacity_read_units(size, consistent));
     json_decref(out);
     json_decref(item);
     json_decref(key);
     expr_free(proj);
-    op_exprs_fini(&x);
-    op_table_close(&ot);
+    req_exprs_fini(&x);
+    table_ref_close(&ot);
     return rc;
 }
 
@@ -398,13 +391,13 @@ rv_mode_of(const json_t *req)
 {
     const json_t *rv = json_object_get(req, "ReturnValues");
 
-    if (str_eq(rv, "ALL_OLD"))
+    if (json_str_is(rv, "ALL_OLD"))
         return RV_ALL_OLD;
-    if (str_eq(rv, "UPDATED_OLD"))
+    if (json_str_is(rv, "UPDATED_OLD"))
         return RV_UPDATED_OLD;
-    if (str_eq(rv, "UPDATED_NEW"))
+    if (json_str_is(rv, "UPDATED_NEW"))
         return RV_UPDATED_NEW;
-    if (str_eq(rv, "ALL_NEW"))
+    if (json_str_is(rv, "ALL_NEW"))
         return RV_ALL_NEW;
     return RV_NONE;
 }
@@ -524,28 +517,28 @@ int
 api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                 struct ddb_err *err)
 {
-    struct op_exprs x;
-    struct op_table ot = { 0 };
+    struct req_exprs x;
+    struct table_ref ot = { 0 };
     struct expr *upd = NULL, *cond = NULL;
     struct item_key k;
     struct update_arg a = { 0 };
     struct idx_state is;
-    struct op_throttle th;
+    struct gate_ticket th;
     json_t *key = NULL, *out = NULL;
     size_t units_size;
     int rc = -1;
 
-    op_throttle_init(&th);
+    gate_init(&th);
     idx_init(&is);
 
-    op_exprs_init(&x);
+    req_exprs_init(&x);
     /* validate_request() already did the steps below without an error:
      * take its results rather than redo them. */
     if (validate_take_update(req, &x, &upd, &cond, &key))
         goto parsed;
-    if (op_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
+    if (req_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
         goto out;
-    if (op_item_copy_validate(req, "Key", &key, err) != 0)
+    if (item_copy_validate(req, "Key", &key, err) != 0)
         goto out;
     if (key == NULL) {
         ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
@@ -553,18 +546,18 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     "Member must not be null");
         goto out;
     }
-    if (op_exprs_parse(&x, req, EXPR_UPDATE, NULL, &upd, err) != 0 ||
-        op_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
-        op_exprs_check_unused(&x, req, err) != 0)
+    if (req_exprs_parse(&x, req, EXPR_UPDATE, NULL, &upd, err) != 0 ||
+        req_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
+        req_exprs_check_unused(&x, req, err) != 0)
         goto out;
 
 parsed:
-    if (op_table_open(ctx, req, &ot, err) != 0)
+    if (table_ref_open(ctx, req, &ot, err) != 0)
         goto out;
     if (item_key_build(&ot.ks, key, true, &k, err) != 0)
         goto out;
     if (upd != NULL && (expr_update_check(upd, &ot.ks, err) != 0 ||
-                        op_check_key_scalars(req, "UpdateExpression",
+                        req_check_key_scalars(req, "UpdateExpression",
                                              &ot.ks, err) != 0))
         goto out;
 
@@ -575,7 +568,7 @@ parsed:
     a.rv = rv_mode_of(req);
     if (idx_open(ctx, &ot, &is, err) != 0 ||
         txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
-        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
+        gate_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, update_fn, &a, &th, err) != 0)
         goto out;
 
@@ -592,16 +585,16 @@ parsed:
     out = NULL;
     rc = 0;
 out:
-    op_throttle_charge(ctx, &th, capacity_write_units(
+    gate_charge(ctx, &th, capacity_write_units(
         a.new_size > a.old_size ? a.new_size : a.old_size));
     json_decref(out);
     json_decref(a.attrs);
     json_decref(key);
     expr_free(cond);
     expr_free(upd);
-    op_exprs_fini(&x);
+    req_exprs_fini(&x);
     idx_close(&is);
-    op_table_close(&ot);
+    table_ref_close(&ot);
     return rc;
 }
 
@@ -648,23 +641,23 @@ int
 api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                 struct ddb_err *err)
 {
-    struct op_exprs x;
-    struct op_table ot = { 0 };
+    struct req_exprs x;
+    struct table_ref ot = { 0 };
     struct expr *cond = NULL;
     struct item_key k;
     struct delete_arg a = { 0 };
     struct idx_state is;
-    struct op_throttle th;
+    struct gate_ticket th;
     json_t *key = NULL, *out = NULL;
     int rc = -1;
 
-    op_throttle_init(&th);
+    gate_init(&th);
     idx_init(&is);
 
-    op_exprs_init(&x);
-    if (op_exprs_begin_op(&x, req, "DeleteItem", err) != 0)
+    req_exprs_init(&x);
+    if (req_exprs_begin_op(&x, req, "DeleteItem", err) != 0)
         goto out;
-    if (op_item_copy_validate(req, "Key", &key, err) != 0)
+    if (item_copy_validate(req, "Key", &key, err) != 0)
         goto out;
     if (key == NULL) {
         ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
@@ -674,21 +667,21 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     }
     if (check_return_values_old_only(req, err) != 0)
         goto out;
-    if (op_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
-        op_exprs_check_unused(&x, req, err) != 0)
+    if (req_exprs_parse(&x, req, EXPR_CONDITION, NULL, &cond, err) != 0 ||
+        req_exprs_check_unused(&x, req, err) != 0)
         goto out;
 
-    if (op_table_open(ctx, req, &ot, err) != 0)
+    if (table_ref_open(ctx, req, &ot, err) != 0)
         goto out;
     if (item_key_build(&ot.ks, key, true, &k, err) != 0)
         goto out;
 
     a.req = req;
     a.cond = cond;
-    a.want_old = str_eq(json_object_get(req, "ReturnValues"), "ALL_OLD");
+    a.want_old = json_str_is(json_object_get(req, "ReturnValues"), "ALL_OLD");
     if (idx_open(ctx, &ot, &is, err) != 0 ||
         txn_inflight_check(ctx, ot.name, &k, err) != 0 ||
-        op_throttle_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
+        gate_admit(ctx, ot.t, &k, THROTTLE_WRITE, 1, &th, err) != 0 ||
         idx_mutate(ctx, &is, &ot, &k, delete_fn, &a, &th, err) != 0)
         goto out;
 
@@ -702,13 +695,13 @@ api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     out = NULL;
     rc = 0;
 out:
-    op_throttle_charge(ctx, &th, capacity_write_units(a.old_size));
+    gate_charge(ctx, &th, capacity_write_units(a.old_size));
     json_decref(out);
     json_decref(a.old);
     json_decref(key);
     expr_free(cond);
-    op_exprs_fini(&x);
+    req_exprs_fini(&x);
     idx_close(&is);
-    op_table_close(&ot);
+    table_ref_close(&ot);
     return rc;
 }

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"
 #include "api/proto/av.h"
 #include "api/ops/common.h"
+#include "storage/util.h"
 
 /* A page stops once the items read reach 1 MB (measured before the
  * filter), as DynamoDB's does. */
@@ -25,8 +26,8 @@ enum read_op { OP_QUERY, OP_SCAN };
 struct read_req {
     enum read_op op;
     const json_t *req;              /* borrowed */
-    struct op_exprs x;              /* names/values and legacy translations */
-    struct op_table ot;             /* the table (open after validation) */
+    struct req_exprs x;              /* names/values and legacy translations */
+    struct table_ref ot;             /* the table (open after validation) */
     struct expr *keycond;           /* Query only */
     struct expr *filter;            /* FilterExpression / Query|ScanFilter */
     struct expr *proj;              /* ProjectionExpression / AttributesToGet */
@@ -47,7 +48,7 @@ struct read_req {
     uint8_t start_isk[KEY_BYTES_MAX]; /* start key's index sort key */
     size_t start_isk_len;
     struct api_ctx *ctx;            /* borrowed: for throttling */
-    struct op_throttle th;          /* the page's admission (op_common.c) */
+    struct gate_ticket th;          /* the page's admission (op_common.c) */
 };
 
 /* State of the page being read (the row callback's argument). */
@@ -75,14 +76,6 @@ member_str(const json_t *req, const char *name)
     return json_string_value(json_object_get(req, name));
 }
 
-static bool
-has_member(const json_t *req, const char *name)
-{
-    const json_t *v = json_object_get(req, name);
-
-    return v != NULL && !json_is_null(v);
-}
-
 /* ------------------------------------------------------------------------
  * Legacy parameters
  * ---------------------------------------------------------------------- */
@@ -94,13 +87,13 @@ has_member(const json_t *req, const char *name)
  * expressions. *out is NULL when the member is absent.
  */
 static int
-parse_legacy(struct op_exprs *x, const json_t *req, enum expr_kind kind,
+parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
              const char *member, struct expr **out, struct ddb_err *err)
 {
     *out = NULL;
-    if (!has_member(req, member))
+    if (!json_has(req, member))
         return 0;
-    return op_exprs_parse(x, req, kind, kind == EXPR_FILTER ? member : NULL,
+    return req_exprs_parse(x, req, kind, kind == EXPR_FILTER ? member : NULL,
                           out, err);
 }
 
@@ -119,8 +112,8 @@ check_select(const struct read_req *r, struct ddb_err *err)
     const char *sel = member_str(r->req, "Select");
     const char *pre = r->op == OP_QUERY ? "1 validation error detected: "
                                         : "";
-    bool pe = has_member(r->req, "ProjectionExpression");
-    bool atg = has_member(r->req, "AttributesToGet");
+    bool pe = json_has(r->req, "ProjectionExpression");
+    bool atg = json_has(r->req, "AttributesToGet");
     const char *what;
 
     if (sel == NULL)
@@ -134,7 +127,7 @@ check_select(const struct read_req *r, struct ddb_err *err)
         return 0;
     }
     if (strcmp(sel, "ALL_PROJECTED_ATTRIBUTES") == 0 &&
-        !has_member(r->req, "IndexName"))
+        !json_has(r->req, "IndexName"))
         return ddb_err_set(err, DDB_VALIDATION,
                            "%sALL_PROJECTED_ATTRIBUTES can be used only "
                            "when Querying using an IndexName", pre);
@@ -649,7 +642,7 @@ static void
 scan_run_flush(struct read_req *r, struct page *pg)
 {
     if (pg->run_on && r->th.admitted && pg->run_part != r->th.tk.part) {
-        op_throttle_charge_other(r->ctx, &r->th, pg->run_part,
+        gate_charge_other(r->ctx, &r->th, pg->run_part,
                                  capacity_read_units(pg->run_bytes,
                                                      r->consistent));
         pg->other_bytes += pg->run_bytes;
@@ -778,9 +771,7 @@ page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err)
 
     if (!r->fetch || pg->pending == NULL)
         return 0;
-    bk = malloc(sizeof(*bk));
-    if (bk == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    bk = xmalloc(sizeof(*bk));
     json_array_foreach(pg->pending, i, row) {
         item = NULL;
         if (item_key_build(&r->ot.ks, row, false, bk, err) != 0 ||
@@ -852,7 +843,7 @@ read_req_init(struct read_req *r, enum read_op op, struct api_ctx *ctx,
     r->op = op;
     r->ctx = ctx;
     r->req = req;
-    op_exprs_init(&r->x);
+    req_exprs_init(&r->x);
     r->forward = true;
     r->hi = UINT64_MAX;
 }
@@ -861,7 +852,7 @@ read_req_init(struct read_req *r, enum read_op op, struct api_ctx *ctx,
 static int
 read_open(struct read_req *r, struct ddb_err *err)
 {
-    if (op_table_open(r->ctx, r->req, &r->ot, err) != 0)
+    if (table_ref_open(r->ctx, r->req, &r->ot, err) != 0)
         return -1;
     return check_index(r->ctx, r, err);
 }
@@ -872,10 +863,10 @@ read_req_fini(struct read_req *r)
     expr_free(r->keycond);
     expr_free(r->filter);
     expr_free(r->proj);
-    op_exprs_fini(&r->x);
+    req_exprs_fini(&r->x);
     if (r->has_iset)
         index_set_close(&r->iset);
-    op_table_close(&r->ot);
+    table_ref_close(&r->ot);
     json_decref(r->esk);
 }
 
@@ -908,10 +899,10 @@ static int
 query_validate(struct read_req *r, struct ddb_err *err)
 {
     const json_t *req = r->req;
-    bool kce = has_member(req, "KeyConditionExpression");
+    bool kce = json_has(req, "KeyConditionExpression");
     size_t n;
 
-    if (check_select(r, err) != 0 || op_exprs_begin(&r->x, req, err) != 0)
+    if (check_select(r, err) != 0 || req_exprs_begin(&r->x, req, err) != 0)
         return -1;
     if (parse_legacy(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
                      err) != 0 ||
@@ -920,23 +911,23 @@ query_validate(struct read_req *r, struct ddb_err *err)
         return -1;
     if (esk_validate_values(r, err) != 0)
         return -1;
-    if (!kce && !has_member(req, "KeyConditions"))
+    if (!kce && !json_has(req, "KeyConditions"))
         return ddb_err_set(err, DDB_VALIDATION,
                            "Either the KeyConditions or "
                            "KeyConditionExpression parameter must be "
                            "specified in the request.");
-    if (kce && op_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
+    if (kce && req_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
                               &r->keycond, err) != 0)
         return -1;
-    if (has_member(req, "FilterExpression") &&
-        op_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
+    if (json_has(req, "FilterExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
                        err) != 0)
         return -1;
-    if (has_member(req, "ProjectionExpression") &&
-        op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
+    if (json_has(req, "ProjectionExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
                        err) != 0)
         return -1;
-    if (op_exprs_check_unused(&r->x, req, err) != 0)
+    if (req_exprs_check_unused(&r->x, req, err) != 0)
         return -1;
     if (!kce) {
         if (parse_legacy(&r->x, req, EXPR_KEY_CONDITION, "KeyConditions",
@@ -995,11 +986,9 @@ static int
 index_range(const struct keycond *kc, struct sk_range *range, uint8_t *v1,
             size_t l1, uint8_t *v2, size_t l2)
 {
-    uint8_t *tmp = malloc(KEY_BYTES_MAX);
+    uint8_t *tmp = xmalloc(KEY_BYTES_MAX);
     size_t n1 = 0, n2 = 0;
 
-    if (tmp == NULL)
-        return -1;
     memset(range, 0, sizeof(*range));
     switch (kc->op) {
     case KC_NONE:
@@ -1057,11 +1046,9 @@ static size_t
 mk_bound(uint8_t *out, const uint8_t *pre, size_t plen, const uint8_t *v,
          size_t n, uint8_t tail)
 {
-    uint8_t *tmp = malloc(KEY_BYTES_MAX);
+    uint8_t *tmp = xmalloc(KEY_BYTES_MAX);
     size_t len = plen, b;
 
-    if (tmp == NULL)
-        abort();
     memcpy(out, pre, plen);
     b = index_sk_bound(v, n, tail, tmp);
     if (len + b > KEY_BYTES_MAX)
@@ -1069,15 +1056,6 @@ mk_bound(uint8_t *out, const uint8_t *pre, size_t plen, const uint8_t *v,
     memcpy(out + len, tmp, b);
     free(tmp);
     return len + b;
-}
-
-/* memcmp order of two byte strings. */
-static int
-bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-    int c = memcmp(a, b, al < bl ? al : bl);
-
-    return c != 0 ? c : al < bl ? -1 : al > bl ? 1 : 0;
 }
 
 /* Is the composite sort key sk inside range? */
@@ -1144,15 +1122,12 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
                                "cannot contain an empty %s value. Key: %s",
                                json_object_get(kc.pk[i], "S") != NULL
                                    ? "string" : "binary", names[i]);
-    pk = malloc(KEY_BYTES_MAX);
-    pre = malloc(KEY_BYTES_MAX);
-    v = malloc(KEY_BYTES_MAX);
-    v2 = malloc(KEY_BYTES_MAX);
-    lo = malloc(KEY_BYTES_MAX);
-    hi = malloc(KEY_BYTES_MAX);
-    if (pk == NULL || pre == NULL || v == NULL || v2 == NULL || lo == NULL ||
-        hi == NULL)
-        abort();
+    pk = xmalloc(KEY_BYTES_MAX);
+    pre = xmalloc(KEY_BYTES_MAX);
+    v = xmalloc(KEY_BYTES_MAX);
+    v2 = xmalloc(KEY_BYTES_MAX);
+    lo = xmalloc(KEY_BYTES_MAX);
+    hi = xmalloc(KEY_BYTES_MAX);
     memset(&range, 0, sizeof(range));
     pk_len = index_pk_encode(d, kc.pk, pk);
     if (pk_len < 0)
@@ -1248,12 +1223,10 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
         check_nested_keys(r, "FilterExpression", err) != 0)
         goto out;
     {
-        struct item_key *hk = malloc(sizeof(*hk));
+        struct item_key *hk = xmalloc(sizeof(*hk));
 
-        if (hk == NULL)
-            abort();
         key_set(hk, pk, (size_t)pk_len, NULL, 0);
-        rc = op_throttle_admit_index(r->ctx, r->ot.name, r->idx,
+        rc = gate_admit_index(r->ctx, r->ot.name, r->idx,
                                      r->iset.desc, hk->hash, pk,
                                      (size_t)pk_len, THROTTLE_READ, 0.5,
                                      &r->th, err);
@@ -1387,21 +1360,17 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
      * partition, else the table's (an LSI shares the table's capacity and
      * its partition key). */
     {
-        struct item_key *hk = malloc(sizeof(*hk));
+        struct item_key *hk = xmalloc(sizeof(*hk));
 
-        if (hk == NULL) {
-            ddb_err_set(err, DDB_INTERNAL, "out of memory");
-            goto out;
-        }
         key_set(hk, pk, (size_t)pk_len, NULL, 0);
         if (r->idx != NULL && r->idx->global)
-            rc = op_throttle_admit_index(r->ctx, r->ot.name, r->idx,
+            rc = gate_admit_index(r->ctx, r->ot.name, r->idx,
                                          r->iset.desc, hk->hash, pk,
                                          (size_t)pk_len, THROTTLE_READ,
                                          r->consistent ? 1 : 0.5, &r->th,
                                          err);
         else
-            rc = op_throttle_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
+            rc = gate_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
                                         (size_t)pk_len, THROTTLE_READ,
                                         r->consistent ? 1 : 0.5, &r->th,
                                         err);
@@ -1450,7 +1419,7 @@ api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
     *resp = page_reply(r, &pg);
     rc = 0;
 out:
-    op_throttle_charge(ctx, &r->th, capacity_read_units(pg.bytes,
+    gate_charge(ctx, &r->th, capacity_read_units(pg.bytes,
                                                         r->consistent));
     page_fini(&pg);
     read_req_fini(r);
@@ -1513,7 +1482,7 @@ scan_validate(struct read_req *r, struct ddb_err *err)
 {
     const json_t *req = r->req;
 
-    if (check_select(r, err) != 0 || op_exprs_begin(&r->x, req, err) != 0)
+    if (check_select(r, err) != 0 || req_exprs_begin(&r->x, req, err) != 0)
         return -1;
     if (parse_legacy(&r->x, req, EXPR_PROJECTION, "AttributesToGet",
                      &r->proj, err) != 0 ||
@@ -1522,15 +1491,15 @@ scan_validate(struct read_req *r, struct ddb_err *err)
         return -1;
     if (esk_validate_values(r, err) != 0 || scan_segments(r, err) != 0)
         return -1;
-    if (has_member(req, "FilterExpression") &&
-        op_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
+    if (json_has(req, "FilterExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
                        err) != 0)
         return -1;
-    if (has_member(req, "ProjectionExpression") &&
-        op_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
+    if (json_has(req, "ProjectionExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
                        err) != 0)
         return -1;
-    if (op_exprs_check_unused(&r->x, req, err) != 0)
+    if (req_exprs_check_unused(&r->x, req, err) != 0)
         return -1;
     read_req_options(r);
     return 0;
@@ -1594,12 +1563,12 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
             for (i = 0; i < 8; i++)
                 h[i] = (uint8_t)(r->lo >> (56 - 8 * i));
         if (r->idx != NULL && r->idx->global
-                ? op_throttle_admit_index(ctx, r->ot.name, r->idx,
+                ? gate_admit_index(ctx, r->ot.name, r->idx,
                                           r->iset.desc, h, NULL, 0,
                                           THROTTLE_READ,
                                           r->consistent ? 1 : 0.5, &r->th,
                                           err) != 0
-                : op_throttle_admit_hash(ctx, r->ot.t, h, NULL, 0,
+                : gate_admit_hash(ctx, r->ot.t, h, NULL, 0,
                                          THROTTLE_READ,
                                          r->consistent ? 1 : 0.5, &r->th,
                                          err) != 0)
@@ -1618,7 +1587,7 @@ api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
     *resp = page_reply(r, &pg);
 out:
     scan_run_flush(r, &pg);
-    op_throttle_charge(ctx, &r->th, capacity_read_units(
+    gate_charge(ctx, &r->th, capacity_read_units(
                                         pg.bytes - pg.other_bytes,
                                         r->consistent));
     page_fini(&pg);

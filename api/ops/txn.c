@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"
 #include "api/proto/av.h"
 #include "api/ops/common.h"
 #include "api/ops/txn_inflight.h"
+#include "storage/util.h"
 
 #define TXN_ITEMS_MAX    100
 #define TXN_SIZE_MAX     (4u * 1024 * 1024)     /* aggregate item bytes */
@@ -35,8 +36,8 @@ enum tkind { TK_CHECK, TK_PUT, TK_DELETE, TK_UPDATE, TK_GET };
 struct titem {
     enum tkind kind;
     const json_t *op;               /* borrowed: the Put/Update/... object */
-    struct op_exprs x;
-    struct op_table ot;
+    struct req_exprs x;
+    struct table_ref ot;
     struct expr *cond, *upd, *proj;
     json_t *item;                   /* owned: Put's validated item */
     json_t *key;                    /* owned: the validated Key map */
@@ -50,7 +51,7 @@ struct titem {
     bool stale;                     /* the guard found the item changed */
     /* GSI back-pressure and the item collection limit, checked on this
      * round's plan before anything is written */
-    struct op_gsi_gate gate;        /* admitted GSI partitions */
+    struct gsi_gate gate;        /* admitted GSI partitions */
     enum { TG_OK, TG_THROTTLED, TG_COLLECTION } gate_fail;
 };
 
@@ -58,22 +59,14 @@ struct titem {
  * Helpers
  * ---------------------------------------------------------------------- */
 
-static bool
-str_eq(const json_t *v, const char *s)
-{
-    const char *t = json_string_value(v);
-
-    return t != NULL && strcmp(t, s) == 0;
-}
-
 static void
 titem_fini(struct titem *ti)
 {
     expr_free(ti->cond);
     expr_free(ti->upd);
     expr_free(ti->proj);
-    op_exprs_fini(&ti->x);
-    op_table_close(&ti->ot);
+    req_exprs_fini(&ti->x);
+    table_ref_close(&ti->ot);
     json_decref(ti->item);
     json_decref(ti->key);
     if (ti->plan != NULL) {
@@ -85,18 +78,16 @@ titem_fini(struct titem *ti)
         free(ti->set);
     }
     json_decref(ti->snap);
-    op_gsi_gate_fini(&ti->gate);
+    gsi_gate_fini(&ti->gate);
 }
 
 static struct titem *
 titems_new(size_t n)
 {
-    struct titem *ti = calloc(n ? n : 1, sizeof(*ti));
+    struct titem *ti = xcalloc(n ? n : 1, sizeof(*ti));
 
-    if (ti == NULL)
-        abort();
     for (size_t i = 0; i < n; i++)
-        op_exprs_init(&ti[i].x);
+        req_exprs_init(&ti[i].x);
     return ti;
 }
 
@@ -115,7 +106,7 @@ titems_free(struct titem *ti, size_t n)
 static int
 copy_key(const json_t *op, json_t **key, struct ddb_err *err)
 {
-    if (op_item_copy_validate(op, "Key", key, err) != 0)
+    if (item_copy_validate(op, "Key", key, err) != 0)
         return -1;
     if (*key == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
@@ -195,14 +186,14 @@ cap_json(const json_t *req, const struct tcap *c, size_t nc)
     const json_t *mode = json_object_get(req, "ReturnConsumedCapacity");
     json_t *list;
 
-    if (!str_eq(mode, "TOTAL") && !str_eq(mode, "INDEXES"))
+    if (!json_str_is(mode, "TOTAL") && !json_str_is(mode, "INDEXES"))
         return NULL;
     list = json_array();
     for (size_t i = 0; i < nc; i++) {
         json_t *e = cap_units(&c[i]);
 
         json_object_set_new(e, "TableName", json_string(c[i].table));
-        if (str_eq(mode, "INDEXES"))
+        if (json_str_is(mode, "INDEXES"))
             json_object_set_new(e, "Table", cap_units(&c[i]));
         json_array_append_new(list, e);
     }
@@ -281,10 +272,9 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
     token_expire(ctx->now_ms);
     e = token_find(owner, token);
     if (e == NULL) {
-        e = calloc(1, sizeof(*e));
-        if (e == NULL || (e->token = strdup(token)) == NULL ||
-            (e->request = strdup(request)) == NULL)
-            abort();
+        e = xcalloc(1, sizeof(*e));
+        e->token = xstrdup(token);
+        e->request = xstrdup(request);
         e->owner = owner;
         e->in_progress = true;
         e->next = tokens;
@@ -299,7 +289,7 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
         json_t *out = json_object();
         const json_t *mode = json_object_get(req, "ReturnConsumedCapacity");
 
-        if ((str_eq(mode, "TOTAL") || str_eq(mode, "INDEXES")) &&
+        if ((json_str_is(mode, "TOTAL") || json_str_is(mode, "INDEXES")) &&
             e->reads != NULL)
             json_object_set_new(out, "ConsumedCapacity",
                                 json_deep_copy(e->reads));
@@ -508,7 +498,7 @@ prepare_write(struct titem *ti, struct ddb_err *err)
 
     if (ti->kind == TK_PUT) {
         if (check_empty_names(json_object_get(op, "Item"), err) != 0 ||
-            op_item_copy_validate(op, "Item", &ti->item, err) != 0)
+            item_copy_validate(op, "Item", &ti->item, err) != 0)
             return -1;
         if (ti->item == NULL)
             return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
@@ -526,11 +516,11 @@ prepare_write(struct titem *ti, struct ddb_err *err)
         return -1;
     }
     if (ti->kind == TK_UPDATE &&
-        op_exprs_parse(&ti->x, op, EXPR_UPDATE, NULL, &ti->upd, err) != 0)
+        req_exprs_parse(&ti->x, op, EXPR_UPDATE, NULL, &ti->upd, err) != 0)
         return -1;
-    if (op_exprs_parse(&ti->x, op, EXPR_CONDITION, NULL, &ti->cond, err) !=
+    if (req_exprs_parse(&ti->x, op, EXPR_CONDITION, NULL, &ti->cond, err) !=
             0 ||
-        op_exprs_check_unused(&ti->x, op, err) != 0)
+        req_exprs_check_unused(&ti->x, op, err) != 0)
         return -1;
     if (late_key && copy_key(op, &ti->key, err) != 0)
         return -1;
@@ -555,14 +545,12 @@ resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
     json_t *d;
     int rc = 0;
 
-    if (op_table_open(ctx, ti->op, &ti->ot, err) != 0)
+    if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0)
         return -1;
     d = stable_desc_ref(ti->ot.t);
     if (ti->kind != TK_CHECK && d != NULL && index_desc_has(d)) {
-        ti->set = calloc(1, sizeof(*ti->set));
-        ti->plan = calloc(1, sizeof(*ti->plan));
-        if (ti->set == NULL || ti->plan == NULL)
-            abort();
+        ti->set = xcalloc(1, sizeof(*ti->set));
+        ti->plan = xcalloc(1, sizeof(*ti->plan));
         rc = index_set_open(ctx->srv->st, d, ti->set, err);
     }
     json_decref(d);
@@ -578,7 +566,7 @@ resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
         return -1;
     if (ti->kind == TK_UPDATE &&
         (expr_update_check(ti->upd, &ti->ot.ks, err) != 0 ||
-         op_check_key_scalars(ti->op, "UpdateExpression", &ti->ot.ks,
+         req_check_key_scalars(ti->op, "UpdateExpression", &ti->ot.ks,
                               err) != 0))
         return -1;
     return 0;
@@ -700,7 +688,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         ti[i].stale = false;
         ti[i].gate_fail = TG_OK;
         ddb_err_init(&e);
-        op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+        gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
                           &ti[i].gate, &e);         /* forget last round's */
         if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
             return -1;
@@ -712,12 +700,12 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
             return -1;
         }
         if (rc == 0 && !keep) {
-            if (op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, ti[i].plan,
+            if (gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, ti[i].plan,
                                   2.0, &ti[i].gate, &e) != 0) {
                 ti[i].gate_fail = TG_THROTTLED;
             } else if (index_collection_check(ti[i].set, ti[i].ot.t,
                                               &keys[i], ti[i].snap, nitem,
-                                              op_item_collection_limit(ctx),
+                                              write_collection_limit(ctx),
                                               &e) != 0) {
                 if (e.type != DDB_ITEM_COLLECTION_SIZE_LIMIT) {
                     ddb_err_clear(err);
@@ -776,7 +764,7 @@ gate_cancel(struct api_ctx *ctx, struct titem *ti, size_t n,
         ddb_err_clear(&e);
         json_array_append_new(reasons, r);
         if (ti[i].set != NULL)
-            op_gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+            gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
                               &ti[i].gate, &e);
         ddb_err_clear(&e);
     }
@@ -905,18 +893,16 @@ throttle_op_of(const struct titem *ti)
 
 static int
 admit_all(struct api_ctx *ctx, const struct titem *ti,
-          const struct item_key *keys, size_t n, struct op_throttle *th,
+          const struct item_key *keys, size_t n, struct gate_ticket *th,
           struct ddb_err *err)
 {
-    enum throttle_cause *cause = calloc(n ? n : 1, sizeof(*cause));
+    enum throttle_cause *cause = xcalloc(n ? n : 1, sizeof(*cause));
     json_t *reasons;
     bool any = false;
 
-    if (cause == NULL)
-        abort();
     for (size_t i = 0; i < n; i++) {
-        op_throttle_init(&th[i]);
-        cause[i] = op_throttle_try(ctx, ti[i].ot.t, &keys[i],
+        gate_init(&th[i]);
+        cause[i] = gate_try(ctx, ti[i].ot.t, &keys[i],
                                    throttle_op_of(&ti[i]), 2.0, &th[i]);
         any = any || cause[i] != THROTTLE_OK;
     }
@@ -928,7 +914,7 @@ admit_all(struct api_ctx *ctx, const struct titem *ti,
     for (size_t i = 0; i < n; i++) {
         json_t *r;
 
-        op_throttle_charge(ctx, &th[i], 0);     /* nothing ran */
+        gate_charge(ctx, &th[i], 0);     /* nothing ran */
         if (cause[i] == THROTTLE_OK || th[i].tt == NULL) {
             json_array_append_new(reasons, json_pack("{s:s}", "Code",
                                                      "None"));
@@ -962,13 +948,13 @@ admit_all(struct api_ctx *ctx, const struct titem *ti,
  * conflict[i]. Nothing ran: the admissions are forgotten unpaid. */
 static int
 conflict_cancel(struct api_ctx *ctx, const bool *conflict, size_t n,
-                struct op_throttle *th, struct ddb_err *err)
+                struct gate_ticket *th, struct ddb_err *err)
 {
     json_t *reasons = json_array();
 
     for (size_t i = 0; i < n; i++) {
         if (th != NULL)
-            op_throttle_charge(ctx, &th[i], 0);
+            gate_charge(ctx, &th[i], 0);
         json_array_append_new(
             reasons, conflict[i]
                          ? json_pack("{s:s, s:s}", "Code",
@@ -984,16 +970,14 @@ conflict_cancel(struct api_ctx *ctx, const bool *conflict, size_t n,
  * tests' pause rules (POST /shardlocal/faults {"pause_ms": ...}). */
 static int
 hold_items(struct api_ctx *ctx, const struct titem *ti,
-           const struct item_key *keys, size_t n, struct op_throttle *th,
+           const struct item_key *keys, size_t n, struct gate_ticket *th,
            struct txn_inflight_hold *h, struct ddb_err *err)
 {
-    struct txn_inflight_item *it = calloc(n ? n : 1, sizeof(*it));
-    const char **names = calloc(n ? n : 1, sizeof(*names));
-    bool *conflict = calloc(n ? n : 1, sizeof(*conflict));
+    struct txn_inflight_item *it = xcalloc(n ? n : 1, sizeof(*it));
+    const char **names = xcalloc(n ? n : 1, sizeof(*names));
+    bool *conflict = xcalloc(n ? n : 1, sizeof(*conflict));
     int rc = 0;
 
-    if (it == NULL || names == NULL || conflict == NULL)
-        abort();
     for (size_t i = 0; i < n; i++) {
         it[i].table = names[i] = ti[i].ot.name;
         it[i].k = &keys[i];
@@ -1012,15 +996,13 @@ hold_items(struct api_ctx *ctx, const struct titem *ti,
  * one of its items. */
 static int
 check_held(struct api_ctx *ctx, const struct titem *ti,
-           const struct item_key *keys, size_t n, struct op_throttle *th,
+           const struct item_key *keys, size_t n, struct gate_ticket *th,
            struct ddb_err *err)
 {
-    bool *conflict = calloc(n ? n : 1, sizeof(*conflict));
+    bool *conflict = xcalloc(n ? n : 1, sizeof(*conflict));
     bool any = false;
     int rc = 0;
 
-    if (conflict == NULL)
-        abort();
     for (size_t i = 0; i < n; i++) {
         conflict[i] = txn_inflight_is_held(ctx->srv, ti[i].ot.name,
                                            &keys[i]);
@@ -1048,11 +1030,11 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         json_object_get(req, "ClientRequestToken"));
     size_t n = json_array_size(list), total = 0, nc = 0;
     struct titem *ti = titems_new(n);
-    struct item_key *keys = calloc(n ? n : 1, sizeof(*keys));
+    struct item_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
     struct stxn_op *ops = NULL;
-    struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
-    struct tcap *rcap = calloc(n ? n : 1, sizeof(*rcap));
-    struct op_throttle *th = NULL;
+    struct tcap *cap = xcalloc(n ? n : 1, sizeof(*cap));
+    struct tcap *rcap = xcalloc(n ? n : 1, sizeof(*rcap));
+    struct gate_ticket *th = NULL;
     struct txn_inflight_hold hold = { 0 };
     json_t *out = NULL, *cc;
     char *canon = NULL;
@@ -1060,8 +1042,6 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     size_t nrc = 0, nops = 0;
     int rc = -1, t;
 
-    if (keys == NULL || cap == NULL || rcap == NULL)
-        abort();
     if (check_items_list(list, n, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
@@ -1110,17 +1090,13 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         token_held = true;
     }
 
-    th = calloc(n, sizeof(*th));
-    if (th == NULL)
-        abort();
+    th = xcalloc(n, sizeof(*th));
     if (admit_all(ctx, ti, keys, n, th, err) != 0 ||
         hold_items(ctx, ti, keys, n, th, &hold, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++)
         nops += ti[i].set != NULL ? INDEX_OPS_MAX : 1;
-    ops = calloc(nops, sizeof(*ops));
-    if (ops == NULL)
-        abort();
+    ops = xcalloc(nops, sizeof(*ops));
     for (int round = 0;; round++) {
         bool stale = false, any = false;
         size_t m = n;
@@ -1128,10 +1104,8 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         if (round >= TXN_RETRIES) {
             /* items still changing under us: a TransactionConflict
              * reason, as DynamoDB reports contention in a transaction */
-            bool *busy = calloc(n, sizeof(*busy));
+            bool *busy = xcalloc(n, sizeof(*busy));
 
-            if (busy == NULL)
-                abort();
             for (size_t i = 0; i < n; i++)
                 busy[i] = ti[i].stale;
             conflict_cancel(ctx, busy, n, NULL, err);
@@ -1145,7 +1119,7 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
 
             if (gate_cancel(ctx, ti, n, &throttled, err) != 0) {
                 for (size_t i = 0; throttled && i < n; i++)
-                    op_throttle_charge(ctx, &th[i], 0); /* nothing ran */
+                    gate_charge(ctx, &th[i], 0); /* nothing ran */
                 goto out;
             }
         }
@@ -1196,12 +1170,12 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
                 2 * capacity_read_units(big, true), 0);
     }
     for (size_t i = 0; i < n; i++)
-        op_gsi_gate_charge(ctx, &ti[i].gate);
+        gsi_gate_charge(ctx, &ti[i].gate);
     out = json_object();
     cc = cap_json(req, cap, nc);
     if (cc != NULL)
         json_object_set_new(out, "ConsumedCapacity", cc);
-    if (str_eq(json_object_get(req, "ReturnItemCollectionMetrics"),
+    if (json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
                "SIZE")) {
         json_t *m = txn_collection_metrics(ti, keys, n, err);
 
@@ -1233,7 +1207,7 @@ out:
                                                      : ti[i].old_size;
 
         /* a cancelled action still consumes (throttling.md 2) */
-        op_throttle_charge(ctx, &th[i],
+        gate_charge(ctx, &th[i],
                            ti[i].kind == TK_CHECK
                                ? 2 * capacity_read_units(ti[i].old_size,
                                                          true)
@@ -1267,9 +1241,9 @@ static int
 resolve_get(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
             struct ddb_err *err)
 {
-    if (op_table_open(ctx, ti->op, &ti->ot, err) != 0 ||
+    if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0 ||
         item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0 ||
-        op_check_key_scalars(ti->op, "ProjectionExpression", &ti->ot.ks,
+        req_check_key_scalars(ti->op, "ProjectionExpression", &ti->ot.ks,
                              err) != 0)
         return -1;
     return 0;
@@ -1282,18 +1256,15 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     const json_t *list = json_object_get(req, "TransactItems");
     size_t n = json_array_size(list), total = 0, nc = 0;
     struct titem *ti = titems_new(n);
-    struct item_key *keys = calloc(n ? n : 1, sizeof(*keys));
-    struct stable **tables = calloc(n ? n : 1, sizeof(*tables));
-    const struct item_key **kp = calloc(n ? n : 1, sizeof(*kp));
-    json_t **items = calloc(n ? n : 1, sizeof(*items));
-    struct tcap *cap = calloc(n ? n : 1, sizeof(*cap));
-    struct op_throttle *th = NULL;
+    struct item_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
+    struct stable **tables = xcalloc(n ? n : 1, sizeof(*tables));
+    const struct item_key **kp = xcalloc(n ? n : 1, sizeof(*kp));
+    json_t **items = xcalloc(n ? n : 1, sizeof(*items));
+    struct tcap *cap = xcalloc(n ? n : 1, sizeof(*cap));
+    struct gate_ticket *th = NULL;
     json_t *out = NULL, *responses, *cc;
     int rc = -1;
 
-    if (keys == NULL || tables == NULL || kp == NULL || items == NULL ||
-        cap == NULL)
-        abort();
     if (check_items_list(list, n, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
@@ -1307,9 +1278,9 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
             goto out;
         }
         if (copy_key(ti[i].op, &ti[i].key, err) != 0 ||
-            op_exprs_parse(&ti[i].x, ti[i].op, EXPR_PROJECTION, NULL,
+            req_exprs_parse(&ti[i].x, ti[i].op, EXPR_PROJECTION, NULL,
                            &ti[i].proj, err) != 0 ||
-            op_exprs_check_unused(&ti[i].x, ti[i].op, err) != 0)
+            req_exprs_check_unused(&ti[i].x, ti[i].op, err) != 0)
             goto out;
     }
     if (resolve_all(ctx, ti, keys, n, resolve_get, err) != 0)
@@ -1320,9 +1291,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     }
     if (check_duplicates(ti, keys, n, err) != 0)
         goto out;
-    th = calloc(n, sizeof(*th));
-    if (th == NULL)
-        abort();
+    th = xcalloc(n, sizeof(*th));
     if (admit_all(ctx, ti, keys, n, th, err) != 0 ||
         check_held(ctx, ti, keys, n, th, err) != 0)
         goto out;
@@ -1359,7 +1328,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     rc = 0;
 out:
     for (size_t i = 0; th != NULL && i < n; i++)
-        op_throttle_charge(ctx, &th[i],
+        gate_charge(ctx, &th[i],
                            2 * capacity_read_units(
                                    items[i] ? item_size(items[i]) : 0, true));
     free(th);

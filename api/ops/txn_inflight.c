@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "api/ops/txn_inflight.h"
+#include "storage/util.h"
 
 #define INFLIGHT_BUCKETS 1024           /* power of two */
 #define PAUSE_MAX        16
@@ -102,11 +103,9 @@ txn_inflight_acquire(const void *owner,
                      const struct txn_inflight_item *items, size_t n,
                      bool *conflict, struct txn_inflight_hold *h)
 {
-    uint64_t *hashes = calloc(n ? n : 1, sizeof(*hashes));
+    uint64_t *hashes = xcalloc(n ? n : 1, sizeof(*hashes));
     bool any = false;
 
-    if (hashes == NULL)
-        abort();
     txn_inflight_hold_init(h);
     for (size_t i = 0; i < n; i++)
         hashes[i] = key_hash(owner, items[i].table, items[i].k);
@@ -124,18 +123,14 @@ txn_inflight_acquire(const void *owner,
         free(hashes);
         return 1;
     }
-    h->ents = calloc(n ? n : 1, sizeof(*h->ents));
-    if (h->ents == NULL)
-        abort();
+    h->ents = xcalloc(n ? n : 1, sizeof(*h->ents));
     for (size_t i = 0; i < n; i++) {
         const struct item_key *k = items[i].k;
         size_t tl = strlen(items[i].table) + 1;
         struct txn_inflight_ent *e =
-            malloc(sizeof(*e) + k->pk_len + k->sk_len + tl);
+            xmalloc(sizeof(*e) + k->pk_len + k->sk_len + tl);
         size_t b = hashes[i] & (INFLIGHT_BUCKETS - 1);
 
-        if (e == NULL)
-            abort();
         e->hash = hashes[i];
         e->owner = owner;
         e->pk_len = k->pk_len;

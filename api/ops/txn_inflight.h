@@ -67,7 +67,7 @@ int txn_inflight_check(struct api_ctx *ctx, const char *table,
  * ---------------------------------------------------------------------- */
 
 /*
- * POST /shardlocal/faults with a "pause_ms" member (api_admin_faults
+ * POST /shardlocal/faults with a "pause_ms" member (admin_faults
  * passes it here): {"table": T, "pause_ms": N (1..60000), "count": C
  * (optional, default 1)} adds a rule for the next C transactions on T;
  * {"pause_ms": 0} only lists; {"pause_ms": 0, "clear": true} (optionally

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "api/proto/av.h"
+#include "storage/util.h"
 
 #define MSG_EMPTY_AV "Supplied AttributeValue is empty, must contain " \
     "exactly one of the supported datatypes"
@@ -67,11 +68,9 @@ bad:
 static uint8_t *
 b64_decode(const char *s, size_t len, size_t *outlen)
 {
-    uint8_t *out = malloc(len / 4 * 3 + 3);
+    uint8_t *out = xmalloc(len / 4 * 3 + 3);
     long n;
 
-    if (out == NULL)
-        abort();
     n = item_b64_decode(s, len, out, len / 4 * 3 + 3);
     *outlen = n < 0 ? 0 : (size_t)n;
     return out;
@@ -314,9 +313,7 @@ has_duplicates(const json_t *arr)
 
     if (n < 2)
         return false;
-    m = calloc(n, sizeof(*m));
-    if (m == NULL)
-        abort();
+    m = xcalloc(n, sizeof(*m));
     for (i = 0, k = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
 
@@ -374,9 +371,7 @@ item_set_sort(json_t *arr, char type)
     for (i = 0; i < n; i++)
         if (!json_is_string(json_array_get(arr, i)))
             return;
-    e = calloc(n, sizeof(*e));
-    if (e == NULL)
-        abort();
+    e = xcalloc(n, sizeof(*e));
     for (i = 0; i < n; i++) {
         e[i].v = json_incref(json_array_get(arr, i));
         e[i].len = json_string_length(e[i].v);
@@ -753,17 +748,6 @@ item_size(const json_t *item)
  * ---------------------------------------------------------------------- */
 
 static int
-bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-
-    if (c != 0)
-        return c < 0 ? -1 : 1;
-    return alen < blen ? -1 : alen > blen;
-}
-
-static int
 b64_cmp(const json_t *a, const json_t *b)
 {
     size_t alen, blen;
@@ -796,12 +780,10 @@ static struct member *
 set_sorted(const json_t *arr, bool numeric, char **buf)
 {
     size_t i, n = json_array_size(arr);
-    struct member *m = calloc(n ? n : 1, sizeof(*m));
+    struct member *m = xcalloc(n ? n : 1, sizeof(*m));
     const json_t *e;
 
-    *buf = numeric ? calloc(n ? n : 1, NUM_TEXT_MAX) : NULL;
-    if (m == NULL || (numeric && *buf == NULL))
-        abort();
+    *buf = numeric ? xcalloc(n ? n : 1, NUM_TEXT_MAX) : NULL;
     json_array_foreach(arr, i, e) {
         m[i].s = json_is_string(e) ? json_string_value(e) : "";
         m[i].len = json_is_string(e) ? json_string_length(e) : 0;
@@ -1099,3 +1081,25 @@ item_key_map(const struct key_schema *ks, const json_t *item)
     }
     return key;
 }
+
+/* Copy a request map member and validate it (av.h). */
+int
+item_copy_validate(const json_t *req, const char *member, json_t **out,
+                      struct ddb_err *err)
+{
+    const json_t *m = json_object_get(req, member);
+
+    *out = NULL;
+    if (m == NULL || json_is_null(m))
+        return 0;
+    *out = json_deep_copy(m);
+    if (*out == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (item_validate(*out, err) != 0) {
+        json_decref(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+

@@ -71,4 +71,11 @@ int item_key_build(const struct key_schema *ks, const json_t *item,
 /* The key attributes of item as a new Key map. */
 json_t *item_key_map(const struct key_schema *ks, const json_t *item);
 
+/* Copy a request map member (Item, Key, ...) and validate it with
+ * item_validate() (numbers canonicalised in the copy). *out is a new
+ * reference (caller frees). */
+int item_copy_validate(const json_t *req, const char *member,
+                       json_t **out, struct ddb_err *err);
+
+
 #endif

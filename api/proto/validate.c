@@ -14,6 +14,7 @@
 #include "api/proto/av.h"
 #include "api/ops/common.h"
 #include "api/proto/validate.h"
+#include "storage/util.h"
 
 #define VALIDATE_MAX_ERRORS 10          /* DynamoDB stops listing at 10 */
 #define VALUE_STR_MAX       2048        /* longest value quoted in a message */
@@ -1992,12 +1993,10 @@ cur_duplicates(const json_t *arr, bool binary, size_t rep, char *msg,
 {
     int (*order)(const char *, const char *) = binary ? b64_order
                                                       : str_order;
-    const char **sorted = calloc(rep + 1, sizeof(*sorted));
+    const char **sorted = xcalloc(rep + 1, sizeof(*sorted));
     const char *sep = binary ? "," : ", ";
     size_t i, j, n = 0, len;
 
-    if (sorted == NULL)
-        abort();
     for (i = 0; i < rep; i++) {         /* insertion sort, as sent */
         const char *m = json_string_value(json_array_get(arr, i));
 
@@ -2271,7 +2270,7 @@ av_nesting(const json_t *v, int depth)
  * thread. */
 static _Thread_local struct {
     const json_t *req;                  /* borrowed; NULL: nothing kept */
-    struct op_exprs x;
+    struct req_exprs x;
     struct expr *upd, *cond;
     json_t *key;
 } kept;
@@ -2283,7 +2282,7 @@ validate_forget(void)
         return;
     expr_free(kept.upd);
     expr_free(kept.cond);
-    op_exprs_fini(&kept.x);
+    req_exprs_fini(&kept.x);
     json_decref(kept.key);
     kept.req = NULL;
     kept.upd = kept.cond = NULL;
@@ -2291,7 +2290,7 @@ validate_forget(void)
 }
 
 bool
-validate_take_update(const json_t *req, struct op_exprs *x,
+validate_take_update(const json_t *req, struct req_exprs *x,
                      struct expr **upd, struct expr **cond, json_t **key)
 {
     if (req == NULL || kept.req != req)
@@ -2300,7 +2299,7 @@ validate_take_update(const json_t *req, struct op_exprs *x,
     *upd = kept.upd;
     *cond = kept.cond;
     *key = kept.key;
-    op_exprs_init(&kept.x);
+    req_exprs_init(&kept.x);
     kept.req = NULL;
     kept.upd = kept.cond = NULL;
     kept.key = NULL;
@@ -2319,7 +2318,7 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
     bool put = strcmp(op, "PutItem") == 0, upd = strcmp(op, "UpdateItem") == 0;
     const json_t *rv = json_object_get(req, "ReturnValues");
     struct expr *a = NULL, *b = NULL;
-    struct op_exprs x;
+    struct req_exprs x;
     struct ddb_err e;
     json_t *copy = NULL;
     size_t i;
@@ -2335,14 +2334,14 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
         json_object_get(req, "Expected") == NULL && rv == NULL)
         return 0;
     ddb_err_init(&e);
-    op_exprs_init(&x);
-    if (op_exprs_begin_op(&x, req, op, &e) != 0) {
+    req_exprs_init(&x);
+    if (req_exprs_begin_op(&x, req, op, &e) != 0) {
         for (i = 0; i < sizeof(no_expr) / sizeof(no_expr[0]); i++)
             if (e.type == DDB_VALIDATION && starts_with(e.msg, no_expr[i]))
                 rc = envelope(err, no_expr[i]);
         goto out;
     }
-    if (op_item_copy_validate(req, put ? "Item" : "Key", &copy, &e) != 0 ||
+    if (item_copy_validate(req, put ? "Item" : "Key", &copy, &e) != 0 ||
         copy == NULL)
         goto out;                       /* the handler's to report */
     if (!upd && json_is_string(rv) && strcmp(json_string_value(rv), "NONE") &&
@@ -2363,9 +2362,9 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
     }
     if (put && item_size(copy) > ITEM_SIZE_MAX)
         goto out;
-    if ((upd && op_exprs_parse(&x, req, EXPR_UPDATE, NULL, &a, &e) != 0) ||
-        op_exprs_parse(&x, req, EXPR_CONDITION, NULL, &b, &e) != 0 ||
-        op_exprs_check_unused(&x, req, &e) != 0) {
+    if ((upd && req_exprs_parse(&x, req, EXPR_UPDATE, NULL, &a, &e) != 0) ||
+        req_exprs_parse(&x, req, EXPR_CONDITION, NULL, &b, &e) != 0 ||
+        req_exprs_check_unused(&x, req, &e) != 0) {
         for (i = 0; enveloped_prefixes[i] != NULL; i++)
             if (e.type == DDB_VALIDATION &&
                 starts_with(e.msg, enveloped_prefixes[i])) {
@@ -2382,14 +2381,14 @@ write_request_layer(const char *op, const json_t *req, struct ddb_err *err)
         kept.upd = a;
         kept.cond = b;
         kept.key = copy;
-        op_exprs_init(&x);
+        req_exprs_init(&x);
         a = b = NULL;
         copy = NULL;
     }
 out:
     expr_free(a);
     expr_free(b);
-    op_exprs_fini(&x);
+    req_exprs_fini(&x);
     json_decref(copy);
     ddb_err_clear(&e);
     return rc;
@@ -2437,9 +2436,7 @@ validate_request(const char *op, const json_t *req, struct ddb_err *err)
                                "constraint: Member must satisfy enum value "
                                "set: [ALL, OR]");
     }
-    ve = malloc(sizeof(*ve));       /* not calloc: buf is ~8 KB */
-    if (ve == NULL)
-        abort();
+    ve = xmalloc(sizeof(*ve));       /* not calloc: buf is ~8 KB */
     ve->n = 0;
     ve->max = 0;
     ve->len = 0;

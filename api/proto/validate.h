@@ -14,7 +14,7 @@
 /* Check req against the named operation's parameter schema. */
 int validate_request(const char *op, const json_t *req, struct ddb_err *err);
 
-struct op_exprs;
+struct req_exprs;
 struct expr;
 
 /*
@@ -22,13 +22,13 @@ struct expr;
  * validates the Key exactly as the handler then does (to order its
  * errors as DynamoDB does). When that run found no error, this hands its
  * results to the handler instead of redoing them: true, with *x (an
- * op_exprs_init()ed x is overwritten), *upd, *cond and *key (a validated
+ * req_exprs_init()ed x is overwritten), *upd, *cond and *key (a validated
  * copy of Key) now the caller's, to free as if it had built them. False
  * (nothing changed) when there is nothing for this req on this thread.
  * Only valid between validate_request(req) and validate_forget() in the
  * same thread (server/http.c route_api).
  */
-bool validate_take_update(const json_t *req, struct op_exprs *x,
+bool validate_take_update(const json_t *req, struct req_exprs *x,
                           struct expr **upd, struct expr **cond,
                           json_t **key);
 /* Drop what validate_request() kept for validate_take_update(). */

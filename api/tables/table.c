@@ -19,6 +19,7 @@
 #include "api/index/index.h"
 #include "api/ops/common.h"
 #include "api/tables/tables.h"
+#include "storage/util.h"
 
 /* Private members of a stored description (stripped before replying). */
 #define PRIV_PREFIX     "_sl"
@@ -58,12 +59,7 @@ api_ddl_unlock(void)
 static uint64_t
 req_now_ms(const struct api_ctx *ctx)
 {
-    struct timespec ts;
-
-    if (ctx->now_ms != 0)
-        return ctx->now_ms;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return ctx->now_ms != 0 ? ctx->now_ms : wall_ms();
 }
 
 /* Epoch seconds with a fraction, as DynamoDB sends CreationDateTime. */
@@ -373,7 +369,7 @@ open_settled(struct api_ctx *ctx, const char *name, bool have_lock,
         if (err != NULL)
             ddb_err_clear(err);
         index_drop_all(st, name);
-        op_throttle_drop(ctx, name);
+        gate_table_dropped(ctx, name);
         rc = 1;
         goto out;
     }
@@ -1557,7 +1553,7 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     }
     /* Throttling state from now on: burst banks fill from creation. */
-    op_throttle_created(ctx, name);
+    gate_table_created(ctx, name);
     pthread_mutex_unlock(&ddl_lock);
     locked = false;
 
@@ -1911,9 +1907,7 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     json_array_append(gsis, gd);
     if (stable_set_desc(t, desc, err) != 0)
         goto out;
-    s = calloc(1, sizeof(*s));
-    if (s == NULL)
-        abort();
+    s = xcalloc(1, sizeof(*s));
     if (index_set_open(ctx->srv->st, desc, s, err) != 0)
         goto out;
     d = index_find(s, iname);
@@ -2368,7 +2362,7 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     /* Throttling: more partitions for more throughput (splits), new
      * bucket rates (api/op_common.c). */
-    if (op_throttle_resize(ctx, t, desc, err) != 0)
+    if (gate_table_resize(ctx, t, desc, err) != 0)
         goto out;
     rc = 0;
 out:
@@ -2443,7 +2437,7 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         if (err != NULL)
             ddb_err_clear(err);
         index_drop_all(ctx->srv->st, name);
-        op_throttle_drop(ctx, name);
+        gate_table_dropped(ctx, name);
     } else {
         json_object_set_new(desc, PRIV_UNTIL,
                             json_integer((json_int_t)(now + delay)));
@@ -2564,3 +2558,45 @@ api_open_table(struct api_ctx *ctx, const json_t *req, struct stable **t,
 {
     return api_open_table_desc(ctx, req, t, NULL, err);
 }
+
+/* ------------------------------------------------------------------------
+ * Table
+ * ---------------------------------------------------------------------- */
+
+int
+table_ref_open(struct api_ctx *ctx, const json_t *req, struct table_ref *ot,
+              struct ddb_err *err)
+{
+    json_t *desc = NULL;
+    int rc = -1;
+
+    memset(ot, 0, sizeof(*ot));
+    /* No description copy per request: only the key schema is read. */
+    if (api_open_table_ref(ctx, req, &ot->t, &desc, err) != 0) {
+        ot->t = NULL;
+        return -1;
+    }
+    if (desc == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "table has no description");
+        goto out;
+    }
+    if (key_schema_from_desc(desc, &ot->ks, err) != 0)
+        goto out;
+    ot->name = stable_name(ot->t);
+    rc = 0;
+out:
+    json_decref(desc);
+    if (rc != 0)
+        table_ref_close(ot);
+    return rc;
+}
+
+void
+table_ref_close(struct table_ref *ot)
+{
+    if (ot->t != NULL)
+        stable_release(ot->t);
+    ot->t = NULL;
+    ot->name = NULL;
+}
+

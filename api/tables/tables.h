@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "api/api.h"
+#include "api/proto/av.h"
 
 /*
  * api_open_table() plus the table's description: *desc (may be NULL if not
@@ -28,5 +29,22 @@ int api_open_table_ref(struct api_ctx *ctx, const json_t *req,
  * recursive; do not open tables (api_open_table*) while holding it. */
 void api_ddl_lock(void);
 void api_ddl_unlock(void);
+
+/* ------------------------------------------------------------------------
+ * The table of a request.
+ * ---------------------------------------------------------------------- */
+
+struct table_ref {
+    struct stable *t;               /* owned handle (released by close) */
+    struct key_schema ks;           /* the table's primary key */
+    const char *name;               /* stable_name(t), valid while open */
+};
+
+/* api_open_table() + the key schema. On failure -1 with err set and
+ * nothing to close (table_ref_close is still safe). */
+int table_ref_open(struct api_ctx *ctx, const json_t *req,
+                  struct table_ref *ot, struct ddb_err *err);
+void table_ref_close(struct table_ref *ot);
+
 
 #endif

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "api/throttle/throttle.h"
+#include "storage/util.h"
 
 /*
  * Fixed point, so that a test's numbers are exact: amounts are in
@@ -24,26 +25,6 @@
 #define WIN_SLOTS   100                 /* 100 x 10 ms = one second */
 #define PEAK_RING   32                  /* peak buckets: window / 30 each */
 #define PEAK_STEPS  30
-
-static void *
-xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
-
-    if (p == NULL)
-        abort();
-    return p;
-}
-
-static void *
-xmalloc(size_t size)
-{
-    void *p = malloc(size == 0 ? 1 : size);
-
-    if (p == NULL)
-        abort();
-    return p;
-}
 
 static int64_t
 to_mu(double units)
@@ -561,9 +542,7 @@ throttle_table_new(const struct throttle_limits *lim,
     pthread_mutex_init(&t->mu, NULL);
     t->lim = *lim;
     t->is_index = tc->is_index;
-    t->arn = strdup(tc->arn != NULL ? tc->arn : "");
-    if (t->arn == NULL)
-        abort();
+    t->arn = xstrdup(tc->arn != NULL ? tc->arn : "");
     apply_conf(t, tc);
     t->n = tc->nparts == 0 ? 1 : tc->nparts;
     t->p = xcalloc(t->n, sizeof(*t->p));
@@ -1467,10 +1446,8 @@ throttle_registry_get(struct throttle_registry *r, const char *table,
             r->cap = cap;
         }
         e = &r->e[r->n];
-        e->table = strdup(table);
-        e->index = index != NULL ? strdup(index) : NULL;
-        if (e->table == NULL || (index != NULL && e->index == NULL))
-            abort();
+        e->table = xstrdup(table);
+        e->index = index != NULL ? xstrdup(index) : NULL;
         e->t = throttle_table_new(lim != NULL ? lim : &r->lim, tc, now_ms);
         e->dropped = false;
         r->n++;

@@ -3,7 +3,7 @@
  * reply member. Enforcement (token buckets) builds on these numbers. */
 #include <string.h>
 
-#include "api/throttle/capacity.h"
+#include "api/proto/capacity.h"
 
 double
 capacity_read_units(size_t bytes, bool consistent)

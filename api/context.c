@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* context.c - the server state every request shares (struct api_server):
+ * its clock, wall or virtual. */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/throttle/faults.h"
+#include "api/throttle/throttle.h"
+#include "storage/util.h"
+
+uint64_t
+api_now_ms(struct api_server *srv)
+{
+    if (srv != NULL && srv->virtual_clock)
+        return atomic_load(&srv->vclock_ms);
+    return wall_ms();
+}
+
+void
+api_server_init(struct api_server *srv, struct storage *st,
+                const struct conf *c)
+{
+    memset(srv, 0, sizeof(*srv));
+    srv->st = st;
+    srv->conf = c;
+    srv->throttle = throttle_registry_new(&c->throttle);
+    srv->faults = faults_new();
+    srv->virtual_clock = c->virtual_clock;
+    atomic_init(&srv->vclock_ms, wall_ms());
+}
+
+void
+api_server_fini(struct api_server *srv)
+{
+    throttle_registry_free(srv->throttle);
+    faults_free(srv->faults);
+    srv->throttle = NULL;
+    srv->faults = NULL;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* request.c - the expressions of one request (request.h): expression
+ * members or translated legacy parameters, parsed in DynamoDB's order. */
+#include <string.h>
+
+#include "api/expr/request.h"
+
+/* ------------------------------------------------------------------------
+ * Expressions
+ * ---------------------------------------------------------------------- */
+
+void
+req_exprs_init(struct req_exprs *x)
+{
+    memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Only the mix check here: DynamoDB validates the Item/Key values and the
+ * legacy conditions before ExpressionAttributeNames/Values, so the env is
+ * built by the first req_exprs_parse() that needs it (or by
+ * req_exprs_check_unused()).
+ */
+int
+req_exprs_begin(struct req_exprs *x, const json_t *req, struct ddb_err *err)
+{
+    (void)x;
+    return legacy_check_mix(req, err);
+}
+
+int
+req_exprs_begin_op(struct req_exprs *x, const json_t *req, const char *op,
+                  struct ddb_err *err)
+{
+    (void)x;
+    return legacy_check_mix_op(req, op, err);
+}
+
+/* Build the env over the request's own names/values once. */
+static int
+exprs_env(struct req_exprs *x, const json_t *req, struct ddb_err *err)
+{
+    const json_t *names, *values;
+
+    if (x->env != NULL)
+        return 0;
+    names = json_object_get(req, "ExpressionAttributeNames");
+    values = json_object_get(req, "ExpressionAttributeValues");
+    if (values != NULL && !json_is_null(values)) {
+        x->values = json_deep_copy(values);
+        if (x->values == NULL)
+            return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    }
+    if (json_is_null(names))
+        names = NULL;
+    return expr_env_new(names, x->values, &x->env, err);
+}
+
+static const char *
+expr_member(enum expr_kind kind)
+{
+    switch (kind) {
+    case EXPR_CONDITION:     return "ConditionExpression";
+    case EXPR_FILTER:        return "FilterExpression";
+    case EXPR_KEY_CONDITION: return "KeyConditionExpression";
+    case EXPR_PROJECTION:    return "ProjectionExpression";
+    case EXPR_UPDATE:        return "UpdateExpression";
+    }
+    return NULL;
+}
+
+static const char *
+legacy_member(enum expr_kind kind, const char *legacy_param)
+{
+    switch (kind) {
+    case EXPR_CONDITION:     return "Expected";
+    case EXPR_FILTER:        return legacy_param;
+    case EXPR_KEY_CONDITION: return "KeyConditions";
+    case EXPR_PROJECTION:    return "AttributesToGet";
+    case EXPR_UPDATE:        return "AttributeUpdates";
+    }
+    return NULL;
+}
+
+/* Translate one legacy parameter into x->le[] and parse it in its own
+ * env. */
+static int
+parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
+             const char *member, const json_t *val, struct expr **out,
+             struct ddb_err *err)
+{
+    const json_t *cop = json_object_get(req, "ConditionalOperator");
+    struct legacy_expr *le;
+    struct expr_env **env;
+    int rc;
+
+    if (x->nlegacy >= REQ_LEGACY_MAX)
+        return ddb_err_set(err, DDB_INTERNAL, "too many legacy parameters");
+    le = &x->le[x->nlegacy];
+    env = &x->lenv[x->nlegacy];
+    memset(le, 0, sizeof(*le));
+    x->nlegacy++;
+
+    switch (kind) {
+    case EXPR_CONDITION:
+        rc = legacy_expected(val, cop, le, err);
+        break;
+    case EXPR_FILTER:
+        rc = legacy_filter(val, cop, member, le, err);
+        break;
+    case EXPR_KEY_CONDITION:
+        rc = legacy_key_conditions(val, le, err);
+        break;
+    case EXPR_PROJECTION:
+        rc = legacy_attributes_to_get(val, le, err);
+        break;
+    case EXPR_UPDATE:
+        rc = legacy_attribute_updates(val, le, err);
+        break;
+    default:
+        rc = ddb_err_set(err, DDB_INTERNAL, "bad expression kind");
+        break;
+    }
+    if (rc != 0)
+        return -1;
+    if (le->text == NULL || le->text[0] == '\0')
+        return 0;                   /* e.g. "Expected": {} */
+    /* A translation may need no names or no values (Exists: false): an
+     * empty synthetic map is "absent", not "must not be empty". */
+    if (expr_env_new(json_object_size(le->names) ? le->names : NULL,
+                     json_object_size(le->values) ? le->values : NULL, env,
+                     err) != 0)
+        return -1;
+    *out = expr_parse(*env, kind, le->text, err);
+    return *out == NULL ? -1 : 0;
+}
+
+int
+req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
+               const char *legacy_param, struct expr **out,
+               struct ddb_err *err)
+{
+    const char *emember = expr_member(kind);
+    const char *lmember = legacy_member(kind, legacy_param);
+    const json_t *val;
+
+    *out = NULL;
+    val = emember != NULL ? json_object_get(req, emember) : NULL;
+    if (val != NULL && !json_is_null(val)) {
+        if (!json_is_string(val))
+            return ddb_err_set(err, DDB_SERIALIZATION,
+                               "NUMBER_VALUE cannot be converted to String");
+        if (exprs_env(x, req, err) != 0)
+            return -1;
+        *out = expr_parse(x->env, kind, json_string_value(val), err);
+        return *out == NULL ? -1 : 0;
+    }
+    val = lmember != NULL ? json_object_get(req, lmember) : NULL;
+    if (val != NULL && !json_is_null(val))
+        return parse_legacy(x, req, kind, lmember, val, out, err);
+    return 0;
+}
+
+int
+req_exprs_check_unused(struct req_exprs *x, const json_t *req,
+                      struct ddb_err *err)
+{
+    /* The env is NULL when no expression was parsed; build it anyway so
+     * bad or unused maps are reported (nothing to do without maps: the
+     * GetItem hot path). */
+    if (x->env == NULL &&
+        json_object_get(req, "ExpressionAttributeNames") == NULL &&
+        json_object_get(req, "ExpressionAttributeValues") == NULL)
+        return 0;
+    if (exprs_env(x, req, err) != 0)
+        return -1;
+    return expr_env_check_unused(x->env, err);
+}
+
+void
+req_exprs_fini(struct req_exprs *x)
+{
+    unsigned i;
+
+    for (i = 0; i < x->nlegacy; i++) {
+        expr_env_free(x->lenv[i]);
+        legacy_expr_fini(&x->le[i]);
+    }
+    expr_env_free(x->env);
+    json_decref(x->values);
+    memset(x, 0, sizeof(*x));
+}
+
+/* ------------------------------------------------------------------------
+ * Key attributes in expressions
+ * ---------------------------------------------------------------------- */
+
+static bool
+is_ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+static bool
+is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The attribute name a path head token names: itself, or the
+ * ExpressionAttributeNames value for a #name. NULL if unknown. */
+static const char *
+head_name(const char *s, size_t n, const json_t *names, char *buf,
+          size_t bufsz)
+{
+    if (n >= bufsz)
+        return NULL;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (buf[0] == '#')
+        return json_string_value(json_object_get(names, buf));
+    return buf;
+}
+
+int
+req_check_key_scalars(const json_t *req, const char *member,
+                     const struct key_schema *ks, struct ddb_err *err)
+{
+    const char *text = json_string_value(json_object_get(req, member));
+    const json_t *names = json_object_get(req, "ExpressionAttributeNames");
+    const char *p = text;
+    char prev = 0;                  /* last significant character */
+    char buf[1024];
+
+    if (text == NULL)
+        return 0;
+    while (*p != '\0') {
+        const char *s, *q, *name;
+        char sigil;
+
+        if (is_space(*p)) {
+            p++;
+            continue;
+        }
+        if (*p != ':' && *p != '#' && !is_ident_char(*p)) {
+            prev = *p++;
+            continue;
+        }
+        sigil = (*p == ':' || *p == '#') ? *p : 0;
+        s = p;
+        if (sigil)
+            p++;
+        while (is_ident_char(*p))
+            p++;
+        for (q = p; is_space(*q); q++)
+            ;
+        /* A path head: not a :value, not after '.', not a list index, and
+         * followed by '.' or '[' (function names are followed by '('). */
+        if (sigil != ':' && prev != '.' && prev != '[' &&
+            (*q == '.' || *q == '[')) {
+            name = head_name(s, (size_t)(p - s), names, buf, sizeof(buf));
+            if (name != NULL &&
+                (strcmp(name, ks->hash_name) == 0 ||
+                 (ks->range_name[0] != '\0' &&
+                  strcmp(name, ks->range_name) == 0)))
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "Key attributes must be scalars; list "
+                                   "random access '[]' and map lookup '.' "
+                                   "are not allowed: Key: %s", name);
+        }
+        prev = 'a';
+    }
+    return 0;
+}
+

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/* gate.c - the per-request gates between the operations and the throttling
+ * engine: admit before running (fault rules, then the token buckets of the
+ * key's partition, or of a GSI partition), charge what was consumed after,
+ * split partitions that outgrew --split-size, and keep each table's
+ * throttle state in step with CreateTable, UpdateTable and DeleteTable. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/index/index.h"
+#include "api/proto/capacity.h"
+#include "api/throttle/faults.h"
+#include "api/throttle/gate.h"
+#include "storage/util.h"
+
+/* ------------------------------------------------------------------------
+ * Throttle log: at most one line per table per second, with the count of
+ * throttles since the last line.
+ * ---------------------------------------------------------------------- */
+
+#define TLOG_SLOTS 64
+
+static struct {
+    char table[256];
+    uint64_t last_ms;               /* monotonic */
+    uint64_t pending;               /* throttles not logged yet */
+} tlog[TLOG_SLOTS];
+static pthread_mutex_t tlog_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Printable form of key bytes (truncated, non-printables as \xNN). */
+static void
+key_text(const uint8_t *pk, size_t len, char *out, size_t outsz)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i < len && o + 5 < outsz; i++) {
+        if (pk[i] >= 0x20 && pk[i] < 0x7f && pk[i] != '"' && pk[i] != '\\')
+            out[o++] = (char)pk[i];
+        else
+            o += (size_t)snprintf(out + o, outsz - o, "\\x%02x", pk[i]);
+    }
+    if (i < len && o + 4 < outsz) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
+static void
+throttle_log(struct api_ctx *ctx, const char *table, unsigned part,
+             const uint8_t *pk, size_t pk_len, const char *reason,
+             bool injected)
+{
+    uint64_t now = mono_ms(), count = 0;
+    unsigned h = 5381;
+    const char *p;
+    char key[200];
+    size_t slot;
+    bool emit = false;
+
+    if (ctx->srv->conf == NULL || ctx->srv->conf->log_level < LOG_INFO)
+        return;
+    for (p = table; *p != '\0'; p++)
+        h = h * 33u + (unsigned char)*p;
+    slot = h % TLOG_SLOTS;
+    pthread_mutex_lock(&tlog_mu);
+    if (strcmp(tlog[slot].table, table) != 0) {
+        snprintf(tlog[slot].table, sizeof(tlog[slot].table), "%s", table);
+        tlog[slot].last_ms = 0;
+        tlog[slot].pending = 0;
+    }
+    tlog[slot].pending++;
+    if (tlog[slot].last_ms == 0 || now - tlog[slot].last_ms >= 1000) {
+        emit = true;
+        count = tlog[slot].pending;
+        tlog[slot].pending = 0;
+        tlog[slot].last_ms = now;
+    }
+    pthread_mutex_unlock(&tlog_mu);
+    if (!emit)
+        return;
+    key_text(pk, pk != NULL ? pk_len : 0, key, sizeof(key));
+    fprintf(stderr, "shardlocal: throttled table=%s partition=%u key=\"%s\" "
+            "reason=%s%s count=%llu (in the last second)\n", table, part,
+            key, reason, injected ? " (fault injection)" : "",
+            (unsigned long long)count);
+}
+
+/* ------------------------------------------------------------------------
+ * Admission and charging
+ * ---------------------------------------------------------------------- */
+
+/* Serialises size and throughput splits (storage splits one at a time
+ * anyway, and the throttle state must follow the same order). */
+static pthread_mutex_t split_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void
+gate_init(struct gate_ticket *th)
+{
+    memset(th, 0, sizeof(*th));
+}
+
+struct throttle_table *
+gate_table(struct api_ctx *ctx, struct stable *t)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+    const char *name = stable_name(t);
+    json_t *desc;
+
+    if (reg == NULL)
+        return NULL;
+    tt = throttle_registry_find(reg, name, NULL);
+    if (tt != NULL)
+        return tt;
+    desc = stable_desc_ref(t);
+    memset(&tc, 0, sizeof(tc));
+    if (desc == NULL ||
+        throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) != 0) {
+        tc.on_demand = true;
+        tc.nparts = stable_nparts(t);
+        tc.arn = "";
+    }
+    throttle_registry_limits(reg, &lim);
+    if (desc != NULL)
+        throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    tt = throttle_registry_get(reg, name, NULL, &tc, &lim, ctx->now_ms);
+    json_decref(desc);
+    return tt;
+}
+
+/* Admission on partition part of tt (name: the table, for fault rules and
+ * the log; t: the storage table read or written); the cause, with th
+ * filled either way. */
+static enum throttle_cause
+admit_tt(struct api_ctx *ctx, struct throttle_table *tt, const char *name,
+         bool is_index, struct stable *t, unsigned part, const uint8_t *pk,
+         size_t pk_len, enum throttle_op op, double need,
+         struct gate_ticket *th, bool *injected)
+{
+    enum throttle_cause c = THROTTLE_OK;
+
+    th->admitted = false;
+    th->t = t;
+    th->pk = NULL;
+    th->pk_len = 0;
+    if (pk != NULL && pk_len <= sizeof(th->pkbuf)) {
+        if (pk != th->pkbuf)
+            memcpy(th->pkbuf, pk, pk_len);
+        th->pk = th->pkbuf;
+        th->pk_len = pk_len;
+    }
+    th->tt = tt;
+    *injected = false;
+    if (th->tt == NULL)
+        return THROTTLE_OK;
+    if (!is_index)
+        c = faults_check(ctx->srv->faults, name, pk, pk_len, op);
+    if (c != THROTTLE_OK) {
+        *injected = true;
+    } else {
+        c = throttle_admit(th->tt, part, op, need, pk, pk_len, ctx->now_ms,
+                           &th->tk);
+        if (c == THROTTLE_OK) {
+            th->admitted = true;
+            return c;
+        }
+    }
+    throttle_log(ctx, name, part, pk, pk_len,
+                 throttle_reason(is_index, op, c), *injected);
+    return c;
+}
+
+static enum throttle_cause
+admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+           const uint8_t *pk, size_t pk_len, enum throttle_op op,
+           double need, struct gate_ticket *th, bool *injected)
+{
+    return admit_tt(ctx, gate_table(ctx, t), stable_name(t), false, t,
+                    part, pk, pk_len, op, need, th, injected);
+}
+
+int
+gate_admit_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+                       const uint8_t *pk, size_t pk_len, enum throttle_op op,
+                       double need, struct gate_ticket *th,
+                       struct ddb_err *err)
+{
+    enum throttle_cause c;
+    bool injected;
+
+    c = admit_part(ctx, t, part, pk, pk_len, op, need, th, &injected);
+    if (c == THROTTLE_OK)
+        return 0;
+    return throttle_err(th->tt, op, c, err);
+}
+
+int
+gate_admit(struct api_ctx *ctx, struct stable *t,
+                  const struct item_key *k, enum throttle_op op, double need,
+                  struct gate_ticket *th, struct ddb_err *err)
+{
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return 0;
+    }
+    memcpy(th->hash, k->hash, sizeof(th->hash));
+    return gate_admit_part(ctx, t, stable_part_of(t, k->hash), k->pk,
+                                  k->pk_len, op, need, th, err);
+}
+
+int
+gate_admit_hash(struct api_ctx *ctx, struct stable *t,
+                       const uint8_t hash[16], const uint8_t *pk,
+                       size_t pk_len, enum throttle_op op, double need,
+                       struct gate_ticket *th, struct ddb_err *err)
+{
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return 0;
+    }
+    memcpy(th->hash, hash, sizeof(th->hash));
+    return gate_admit_part(ctx, t, stable_part_of(t, hash), pk,
+                                  pk_len, op, need, th, err);
+}
+
+enum throttle_cause
+gate_try(struct api_ctx *ctx, struct stable *t,
+                const struct item_key *k, enum throttle_op op, double need,
+                struct gate_ticket *th)
+{
+    bool injected;
+
+    if (ctx->srv->throttle == NULL) {
+        th->admitted = false;
+        th->tt = NULL;
+        return THROTTLE_OK;
+    }
+    memcpy(th->hash, k->hash, sizeof(th->hash));
+    return admit_part(ctx, t, stable_part_of(t, k->hash), k->pk, k->pk_len,
+                      op, need, th, &injected);
+}
+
+/* ------------------------------------------------------------------------
+ * Global secondary indexes: their own throttle state (registry entry
+ * (table, index)) over their hidden table's partitions.
+ * ---------------------------------------------------------------------- */
+
+/* The throttle state of GSI d of table, from desc (the base table's
+ * description, borrowed). NULL without a registry. */
+static struct throttle_table *
+index_tt(struct api_ctx *ctx, const char *table, const struct index_def *d,
+         const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+
+    if (reg == NULL || d->t == NULL)
+        return NULL;
+    tt = throttle_registry_find(reg, table, d->name);
+    if (tt != NULL)
+        return tt;
+    if (desc == NULL ||
+        throttle_conf_from_desc(desc, d->name, stable_nparts(d->t), &tc) != 0)
+        return NULL;
+    throttle_registry_limits(reg, &lim);
+    throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    return throttle_registry_get(reg, table, d->name, &tc, &lim,
+                                 ctx->now_ms);
+}
+
+enum throttle_cause
+gate_try_index(struct api_ctx *ctx, const char *table,
+               const struct index_def *d, const json_t *desc,
+               const uint8_t hash[16], const uint8_t *pk, size_t pk_len,
+               enum throttle_op op, double need, struct gate_ticket *th)
+{
+    struct throttle_table *tt;
+    bool injected;
+
+    th->admitted = false;
+    th->tt = NULL;
+    if (ctx->srv->throttle == NULL || !d->global)
+        return THROTTLE_OK;
+    tt = index_tt(ctx, table, d, desc);
+    if (tt == NULL)
+        return THROTTLE_OK;
+    memcpy(th->hash, hash, sizeof(th->hash));
+    return admit_tt(ctx, tt, table, true, d->t, stable_part_of(d->t, hash),
+                    pk, pk_len, op, need, th, &injected);
+}
+
+int
+gate_admit_index(struct api_ctx *ctx, const char *table,
+                 const struct index_def *d, const json_t *desc,
+                 const uint8_t hash[16], const uint8_t *pk, size_t pk_len,
+                 enum throttle_op op, double need, struct gate_ticket *th,
+                 struct ddb_err *err)
+{
+    enum throttle_cause c = gate_try_index(ctx, table, d, desc, hash, pk,
+                                           pk_len, op, need, th);
+
+    if (c == THROTTLE_OK)
+        return 0;
+    return throttle_err(th->tt, op, c, err);
+}
+
+static void
+maybe_split_size(struct api_ctx *ctx, struct gate_ticket *th)
+{
+    uint64_t limit = ctx->srv->conf != NULL ? ctx->srv->conf->split_size : 0;
+    uint64_t count, bytes;
+    struct ddb_err e;
+    unsigned part;
+
+    if (limit == 0)
+        return;
+    ddb_err_init(&e);
+    part = stable_part_of(th->t, th->hash);
+    if (stable_part_stats(th->t, part, &count, &bytes, &e) != 0 ||
+        bytes <= limit || count < 2)
+        goto out;
+    pthread_mutex_lock(&split_mu);
+    part = stable_part_of(th->t, th->hash);
+    if (stable_part_stats(th->t, part, &count, &bytes, &e) == 0 &&
+        bytes > limit && count >= 2 && stable_split(th->t, part, &e) == 0) {
+        if (th->tt != NULL &&
+            throttle_table_nparts(th->tt) + 1 == stable_nparts(th->t))
+            throttle_table_split(th->tt, part, ctx->now_ms, &e);
+        if (ctx->srv->conf->log_level >= LOG_INFO)
+            fprintf(stderr, "shardlocal: table %s: partition %u passed "
+                    "%llu bytes, split in two (%u partitions)\n",
+                    stable_name(th->t), part, (unsigned long long)limit,
+                    stable_nparts(th->t));
+    }
+    pthread_mutex_unlock(&split_mu);
+out:
+    ddb_err_clear(&e);
+}
+
+void
+gate_charge(struct api_ctx *ctx, struct gate_ticket *th, double units)
+{
+    if (!th->admitted)
+        return;
+    th->admitted = false;
+    throttle_charge(th->tt, &th->tk, units, th->pk, th->pk_len, ctx->now_ms);
+    if (th->tk.op == THROTTLE_WRITE && th->pk != NULL)
+        maybe_split_size(ctx, th);
+}
+
+void
+gate_charge_other(struct api_ctx *ctx, const struct gate_ticket *th,
+                         unsigned part, double units)
+{
+    struct throttle_ticket tk;
+
+    if (th->tt == NULL)
+        return;
+    throttle_ticket_init(&tk, part, th->tk.op);
+    throttle_charge(th->tt, &tk, units, NULL, 0, ctx->now_ms);
+}
+
+void
+gate_charge_part(struct api_ctx *ctx, struct stable *t, unsigned part,
+                        enum throttle_op op, double units)
+{
+    struct throttle_table *tt = gate_table(ctx, t);
+    struct throttle_ticket tk;
+
+    if (tt == NULL)
+        return;
+    throttle_ticket_init(&tk, part, op);
+    throttle_charge(tt, &tk, units, NULL, 0, ctx->now_ms);
+}
+
+int
+gate_split_all(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
+{
+    struct throttle_table *tt = gate_table(ctx, t);
+    unsigned i;
+    int rc = 0;
+
+    pthread_mutex_lock(&split_mu);
+    for (i = stable_nparts(t); i-- > 0;) {
+        if (stable_split(t, i, err) != 0) {
+            rc = -1;
+            break;
+        }
+        if (tt != NULL)
+            throttle_table_split(tt, i, ctx->now_ms, err);
+    }
+    pthread_mutex_unlock(&split_mu);
+    return rc;
+}
+
+/* The GSIs with throttle state of one table (registry foreach). */
+struct gsi_list {
+    const char *table;
+    size_t n;
+    char *names[INDEX_GSI_MAX * 2];
+};
+
+static void
+gsi_collect(void *arg, const char *table, const char *index,
+            struct throttle_table *t)
+{
+    struct gsi_list *l = arg;
+
+    (void)t;
+    if (index != NULL && strcmp(table, l->table) == 0 &&
+        l->n < sizeof(l->names) / sizeof(l->names[0])) {
+        l->names[l->n] = xstrdup(index);
+        l->n++;
+    }
+}
+
+/* UpdateTable: each GSI's new throughput from desc; the state of GSIs no
+ * longer in desc (deleted) is dropped. */
+static void
+gsi_update(struct api_ctx *ctx, const char *table, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table_conf tc;
+    struct throttle_table *tt;
+    struct gsi_list l;
+    size_t i;
+
+    memset(&l, 0, sizeof(l));
+    l.table = table;
+    throttle_registry_foreach(reg, gsi_collect, &l);
+    for (i = 0; i < l.n; i++) {
+        tt = throttle_registry_find(reg, table, l.names[i]);
+        if (throttle_conf_from_desc(desc, l.names[i], 1, &tc) != 0)
+            throttle_registry_drop(reg, table, l.names[i]);
+        else if (tt != NULL)
+            throttle_table_update(tt, &tc, ctx->now_ms);
+        free(l.names[i]);
+    }
+}
+
+void
+gate_table_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table *tt;
+    struct throttle_table_conf tc;
+
+    if (reg == NULL)
+        return;
+    tt = throttle_registry_find(reg, stable_name(t), NULL);
+    if (tt != NULL &&               /* else created from desc on use */
+        throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0)
+        throttle_table_update(tt, &tc, ctx->now_ms);
+    gsi_update(ctx, stable_name(t), desc);
+}
+
+int
+gate_table_resize(struct api_ctx *ctx, struct stable *t, const json_t *desc,
+                   struct ddb_err *err)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table_conf tc;
+    struct throttle_limits lim;
+    unsigned need;
+    int rc = 0;
+
+    if (reg == NULL)
+        return 0;
+    if (throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0 &&
+        !tc.on_demand) {
+        throttle_registry_limits(reg, &lim);
+        throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+        need = throttle_limits_partitions(&lim, tc.rcu, tc.wcu);
+        while (rc == 0 && stable_nparts(t) < need && stable_nparts(t) < 4096)
+            rc = gate_split_all(ctx, t, err);
+        if (rc == 0 && ctx->srv->conf != NULL &&
+            ctx->srv->conf->log_level >= LOG_INFO && need > 1)
+            fprintf(stderr, "shardlocal: table %s: %u partitions for "
+                    "%.0f RCU / %.0f WCU\n", stable_name(t),
+                    stable_nparts(t), tc.rcu, tc.wcu);
+    }
+    gate_table_update(ctx, t, desc);
+    return rc;
+}
+
+void
+gate_table_created(struct api_ctx *ctx, const char *table)
+{
+    struct stable *t;
+
+    if (ctx->srv->throttle == NULL)
+        return;
+    throttle_registry_drop(ctx->srv->throttle, table, NULL);
+    t = storage_table_get(ctx->srv->st, table);
+    if (t == NULL)
+        return;
+    gate_table(ctx, t);
+    {
+        json_t *desc = stable_desc_ref(t);
+        struct index_set *is = xcalloc(1, sizeof(*is));
+        struct ddb_err e;
+        size_t i;
+
+        ddb_err_init(&e);
+        if (desc != NULL && index_desc_has(desc)) {
+            if (index_set_open(ctx->srv->st, desc, is, &e) == 0)
+                for (i = 0; i < is->n; i++)
+                    if (is->idx[i].global)
+                        index_tt(ctx, table, &is->idx[i], desc);
+            index_set_close(is);        /* safe after a failed open */
+        }
+        ddb_err_clear(&e);
+        json_decref(desc);
+        free(is);
+    }
+    stable_release(t);
+}
+
+void
+gate_table_dropped(struct api_ctx *ctx, const char *table)
+{
+    if (ctx->srv->throttle != NULL)
+        throttle_registry_drop(ctx->srv->throttle, table, NULL);
+    faults_drop(ctx->srv->faults, table);
+}
+

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* util.h - the small helpers every layer shares, defined once: allocation
+ * that aborts on out-of-memory (tmux's xmalloc.c), a growable string buffer
+ * (jansson's strbuffer), JSON member helpers, hex, byte comparison and the
+ * clocks. storage/ is the bottom layer, so server/ and api/ include it too;
+ * conf/ stays free of it. */
+#ifndef SHARDLOCAL_UTIL_H
+#define SHARDLOCAL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* ------------------------------------------------------------------------
+ * Allocation. An emulator cannot recover from running out of memory, so
+ * these abort instead of returning NULL; error paths stay for user input
+ * and I/O. A size of 0 allocates 1 byte.
+ * ---------------------------------------------------------------------- */
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* A new string formatted like printf (caller frees). */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------------
+ * Growable text, always NUL-terminated once anything was added. Start
+ * from `struct strbuf b = { 0 };` (or strbuf_init).
+ * ---------------------------------------------------------------------- */
+
+struct strbuf {
+    char *s;                        /* malloc'd; NULL until first use */
+    size_t len, cap;
+};
+
+void strbuf_init(struct strbuf *b);
+/* Make room for extra more bytes (plus the NUL). */
+void strbuf_reserve(struct strbuf *b, size_t extra);
+void strbuf_add(struct strbuf *b, const char *s, size_t n);
+void strbuf_puts(struct strbuf *b, const char *s);
+void strbuf_putc(struct strbuf *b, char c);
+void strbuf_printf(struct strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
+/* Hand the text over (an empty string when nothing was added); b is
+ * empty afterwards. The caller frees the result. */
+char *strbuf_take(struct strbuf *b);
+void strbuf_free(struct strbuf *b);
+
+/* ------------------------------------------------------------------------
+ * JSON members (jansson). All take borrowed values and accept NULL.
+ * ---------------------------------------------------------------------- */
+
+/* v is a JSON string equal to s. */
+bool json_str_is(const json_t *v, const char *s);
+/* o has member name with a value other than JSON null. */
+bool json_has(const json_t *o, const char *name);
+/*
+ * Read a non-negative integer member. Returns 0 if absent, 1 if read into
+ * *out, -1 if present but not a non-negative JSON integer.
+ */
+int json_get_uint(const json_t *o, const char *name, uint64_t *out);
+
+/* ------------------------------------------------------------------------
+ * Bytes
+ * ---------------------------------------------------------------------- */
+
+/* Lower-case hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
+void hex_encode(const uint8_t *p, size_t n, char *out);
+/* Unsigned byte order, a proper prefix first: <0, 0, >0 (-1, 0, 1). */
+int bytes_cmp(const void *a, size_t alen, const void *b, size_t blen);
+
+/* ------------------------------------------------------------------------
+ * Clocks, in milliseconds.
+ * ---------------------------------------------------------------------- */
+
+uint64_t wall_ms(void);             /* CLOCK_REALTIME: epoch ms */
+uint64_t mono_ms(void);             /* CLOCK_MONOTONIC */
+
+#endif
