@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/ops/ops.h"
+#include "api/tables/tables.h"
 
 /* Sorted by name (strcmp order): api_lookup() depends on it. */
 static const struct api_op api_ops[] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* context.c - the server state every request shares (struct api_server):
- * its clock, wall or virtual. */
+ * set-up and tear-down. */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -8,14 +8,6 @@
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "storage/util.h"
-
-uint64_t
-api_now_ms(struct api_server *srv)
-{
-    if (srv != NULL && srv->virtual_clock)
-        return atomic_load(&srv->vclock_ms);
-    return wall_ms();
-}
 
 void
 api_server_init(struct api_server *srv, struct storage *st,

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 
 /* A reply for server/http.c to send as is. */
 struct admin_reply {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/api.h"
+#include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"

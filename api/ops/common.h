@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 #include "api/expr/request.h"
 #include "api/index/index.h"
 #include "api/ops/write.h"

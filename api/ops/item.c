@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "api/api.h"
+#include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"

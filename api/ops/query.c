@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/api.h"
+#include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"

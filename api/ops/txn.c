@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
+#include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/expr/expr.h"
 #include "api/index/index.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 #include "storage/storage.h"
 
 /* DynamoDB's text, both for TransactionConflictException and for the

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 #include "api/index/index.h"
 #include "api/tables/tables.h"
 

@@ -15,7 +15,7 @@
 
 #include <openssl/rand.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 #include "api/index/index.h"
 #include "api/ops/common.h"
 #include "api/tables/tables.h"

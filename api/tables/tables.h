@@ -7,8 +7,23 @@
 
 #include <jansson.h>
 
-#include "api/api.h"
+#include "api/proto/context.h"
 #include "api/proto/av.h"
+
+/* Handlers: the control plane and Contributor Insights. */
+api_handler api_create_table, api_describe_table, api_list_tables,
+    api_update_table, api_delete_table;
+api_handler api_describe_contributor_insights,
+    api_update_contributor_insights, api_list_contributor_insights;
+
+/* The table's ARN for the request's region and the configured account. */
+void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,
+                   size_t outsz);
+/* Resolve TableName (a name or a table ARN) to an open table. On failure
+ * -1 with ResourceNotFoundException "Requested resource not found" (or the
+ * validation error for a bad name). The caller releases *t. */
+int api_open_table(struct api_ctx *ctx, const json_t *req,
+                   struct stable **t, struct ddb_err *err);
 
 /*
  * api_open_table() plus the table's description: *desc (may be NULL if not
