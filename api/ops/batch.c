@@ -14,6 +14,7 @@
 #include "api/index/index.h"
 #include "api/proto/av.h"
 #include "api/ops/common.h"
+#include "api/ops/write.h"
 #include "storage/util.h"
 
 #define BATCH_GET_MAX   100         /* keys per BatchGetItem call */
@@ -487,9 +488,7 @@ out:
  * ---------------------------------------------------------------------- */
 
 struct bw_request {
-    bool is_put;
-    json_t *doc;                    /* owned: validated Item or Key copy */
-    size_t size;                    /* item size (puts) */
+    struct write_req w;             /* a put or a delete (ops/write.h) */
     struct item_key k;
 };
 
@@ -515,7 +514,7 @@ bw_table_fini(struct bw_table *bt)
     table_ref_close(&bt->ot);
     if (bt->reqs != NULL)
         for (i = 0; i < bt->nreqs; i++)
-            json_decref(bt->reqs[i].doc);
+            write_req_fini(&bt->reqs[i].w);
     free(bt->reqs);
 }
 
@@ -544,27 +543,25 @@ bw_table_check(struct bw_table *bt, size_t *total, struct ddb_err *err)
     for (i = 0; i < bt->nreqs; i++) {
         const json_t *wr = json_array_get(bt->list, i);
         struct bw_request *r = &bt->reqs[i];
-        const json_t *sub;
+        bool put = json_has(wr, "PutRequest");
 
-        r->is_put = json_has(wr, "PutRequest");
-        sub = json_object_get(wr, r->is_put ? "PutRequest" : "DeleteRequest");
-        if (item_copy_validate(sub, r->is_put ? "Item" : "Key", &r->doc,
-                                  err) != 0)
+        write_req_init(&r->w, put ? WRITE_PUT : WRITE_DELETE,
+                       json_object_get(wr, put ? "PutRequest"
+                                               : "DeleteRequest"));
+        if ((put ? write_take_item(&r->w, err)
+                 : write_take_key(&r->w, err)) != 0)
             return -1;
-        if (r->doc == NULL)
+        if ((put ? r->w.item : r->w.key) == NULL)
             return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                                "detected: Value null at 'requestItems.%s."
                                "member.%zu.member.%s' failed to satisfy "
                                "constraint: Member must not be null",
                                bt->key, i + 1,
-                               r->is_put ? "putRequest.item"
-                                         : "deleteRequest.key");
-        if (r->is_put) {
-            r->size = item_size(r->doc);
-            if (r->size > ITEM_SIZE_MAX)
-                return ddb_err_set(err, DDB_VALIDATION, "Item size has "
-                                   "exceeded the maximum allowed size");
-        }
+                               put ? "putRequest.item"
+                                   : "deleteRequest.key");
+        if (put && r->w.size > ITEM_SIZE_MAX)
+            return ddb_err_set(err, DDB_VALIDATION, "Item size has "
+                               "exceeded the maximum allowed size");
         if (++*total > BATCH_WRITE_MAX)
             return ddb_err_set(err, DDB_VALIDATION, "Too many items "
                                "requested for the BatchWriteItem call");
@@ -607,46 +604,22 @@ bw_table_resolve(struct api_ctx *ctx, struct bw_table *bt,
     for (i = 0; i < bt->nreqs; i++) {
         struct bw_request *r = &bt->reqs[i];
 
-        if (item_key_build(&bt->ot.ks, r->doc, !r->is_put, &r->k, err) != 0) {
+        bool put = r->w.kind == WRITE_PUT;
+
+        if (item_key_build(&bt->ot.ks, put ? r->w.item : r->w.key, !put,
+                           &r->k, err) != 0) {
             if (err != NULL &&
                 (strstr(err->msg, "Missing the key ") != NULL ||
                  strstr(err->msg, "Type mismatch for key ") != NULL))
                 ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
             return -1;
         }
-        if (r->is_put && bt->has_idx &&
-            index_check_item(&bt->set, r->doc, err) != 0)
+        if (put && bt->has_idx &&
+            index_check_item(&bt->set, r->w.item, err) != 0)
             return -1;
         for (j = 0; j < i; j++)
             if (key_equal(&r->k, &bt->reqs[j].k))
                 return ddb_err_set(err, DDB_VALIDATION, MSG_DUP_KEYS);
-    }
-    return 0;
-}
-
-struct bw_arg {
-    const struct bw_request *r;
-    size_t old_size;                /* size of the item replaced/deleted */
-};
-
-/* A batch write has no condition: store the item (put) or remove the row
- * (delete; a missing item is left alone). */
-static int
-bw_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-      bool *keep, struct ddb_err *err)
-{
-    struct bw_arg *a = arg;
-
-    (void)err;
-    a->old_size = old != NULL ? item_size(old) : 0;
-    if (a->r->is_put) {
-        *new_item = json_incref(a->r->doc);
-        *new_size = a->r->size;
-    } else {
-        *new_item = NULL;
-        *new_size = 0;
-        if (old == NULL)
-            *keep = true;
     }
     return 0;
 }
@@ -692,7 +665,9 @@ bw_collection_metrics(const struct bw_table *bt, const struct bw_request *r,
     }
     gb = bytes >> 30;
     return json_pack("{s:{s:O}, s:[f, f]}", "ItemCollectionKey", hash,
-                     json_object_get(r->doc, hash), "SizeEstimateRangeGB",
+                     json_object_get(r->w.kind == WRITE_PUT ? r->w.item
+                                                            : r->w.key,
+                                     hash), "SizeEstimateRangeGB",
                      (double)gb, (double)(gb + 1));
 }
 
@@ -723,11 +698,10 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
 
     for (i = 0; i < bt->nreqs; i++) {
         struct bw_request *r = &bt->reqs[i];
-        struct bw_arg a = { .r = r };
-
         bool refused = !batch_admit(&bt->ot, &r->k, true,
-                                    r->is_put ? capacity_write_units(r->size)
-                                              : 1.0,
+                                    r->w.kind == WRITE_PUT
+                                        ? capacity_write_units(r->w.size)
+                                        : 1.0,
                                     p);
 
         if (!refused && bt->has_idx) {
@@ -740,8 +714,9 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
              * write capacity sends the item to UnprocessedItems. */
             write_gate_init(&w, p->ctx, bt->ot.name, &bt->set, bt->ot.t,
                                &r->k);
-            rc = index_mutate_gated(&bt->set, bt->ot.t, &r->k, bw_fn, &a,
-                                    p->ctx != NULL ? write_gate_fn : NULL,
+            rc = index_mutate_gated(&bt->set, bt->ot.t, &r->k, write_apply,
+                                    &r->w, p->ctx != NULL ? write_gate_fn
+                                                          : NULL,
                                     &w, u, err);
             if (rc == 0)
                 gsi_gate_charge(p->ctx, &w.g);
@@ -776,14 +751,13 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
         }
         if (bt->has_idx) {
             /* written above */
-        } else if (stable_mutate(bt->ot.t, &r->k, bw_fn, &a, err) != 0) {
+        } else if (stable_mutate(bt->ot.t, &r->k, write_apply, &r->w,
+                                 err) != 0) {
             batch_charge(p, 0);
             return -1;
         }
         p->done++;
-        bt->units += batch_charge(p, capacity_write_units(
-                                         r->size > a.old_size ? r->size
-                                                              : a.old_size));
+        bt->units += batch_charge(p, write_units(&r->w));
         if (metrics != NULL) {
             json_t *m = bw_collection_metrics(bt, r, err);
 

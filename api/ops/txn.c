@@ -16,6 +16,7 @@
 #include "api/proto/av.h"
 #include "api/ops/common.h"
 #include "api/ops/txn_inflight.h"
+#include "api/ops/write.h"
 #include "storage/util.h"
 
 #define TXN_ITEMS_MAX    100
@@ -36,22 +37,18 @@ enum tkind { TK_CHECK, TK_PUT, TK_DELETE, TK_UPDATE, TK_GET };
 struct titem {
     enum tkind kind;
     const json_t *op;               /* borrowed: the Put/Update/... object */
-    struct req_exprs x;
+    struct write_req w;             /* the action (ops/write.h); for a Get,
+                                       its key and expressions */
     struct table_ref ot;
-    struct expr *cond, *upd, *proj;
-    json_t *item;                   /* owned: Put's validated item */
-    json_t *key;                    /* owned: the validated Key map */
-    size_t size;                    /* Put: the item's size */
-    size_t old_size, new_size;      /* out: sizes read and written */
+    struct expr *proj;              /* owned: a Get's projection */
     /* tables with secondary indexes: the index rows are written in the
      * same stable_txn(), planned from a snapshot that a guard re-checks */
-    struct index_set *set;          /* owned; NULL: no indexes */
     struct index_plan *plan;        /* owned; this round's index writes */
     json_t *snap;                   /* owned: the snapshot of the item */
     bool stale;                     /* the guard found the item changed */
     /* GSI back-pressure and the item collection limit, checked on this
      * round's plan before anything is written */
-    struct gsi_gate gate;        /* admitted GSI partitions */
+    struct gsi_gate gate;           /* admitted GSI partitions */
     enum { TG_OK, TG_THROTTLED, TG_COLLECTION } gate_fail;
 };
 
@@ -62,20 +59,12 @@ struct titem {
 static void
 titem_fini(struct titem *ti)
 {
-    expr_free(ti->cond);
-    expr_free(ti->upd);
     expr_free(ti->proj);
-    req_exprs_fini(&ti->x);
+    write_req_fini(&ti->w);
     table_ref_close(&ti->ot);
-    json_decref(ti->item);
-    json_decref(ti->key);
     if (ti->plan != NULL) {
         index_plan_fini(ti->plan);
         free(ti->plan);
-    }
-    if (ti->set != NULL) {
-        index_set_close(ti->set);
-        free(ti->set);
     }
     json_decref(ti->snap);
     gsi_gate_fini(&ti->gate);
@@ -87,7 +76,7 @@ titems_new(size_t n)
     struct titem *ti = xcalloc(n ? n : 1, sizeof(*ti));
 
     for (size_t i = 0; i < n; i++)
-        req_exprs_init(&ti[i].x);
+        write_req_init(&ti[i].w, WRITE_CHECK, NULL);
     return ti;
 }
 
@@ -104,11 +93,11 @@ titems_free(struct titem *ti, size_t n)
 /* Key map member of op ("Key"), validated, into *key; a missing map is
  * the shape checker's job, but never crash on it. */
 static int
-copy_key(const json_t *op, json_t **key, struct ddb_err *err)
+take_key(struct titem *ti, struct ddb_err *err)
 {
-    if (item_copy_validate(op, "Key", key, err) != 0)
+    if (write_take_key(&ti->w, err) != 0)
         return -1;
-    if (*key == NULL)
+    if (ti->w.key == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                            "detected: Value null at 'key' failed to "
                            "satisfy constraint: Member must not be null");
@@ -328,76 +317,6 @@ token_end(struct api_ctx *ctx, const char *token, bool ok, json_t *reads)
 }
 
 /* ------------------------------------------------------------------------
- * Per-item mutate functions (run by stable_txn with every partition
- * locked). They mirror op_item.c's put/update/delete.
- * ---------------------------------------------------------------------- */
-
-static int
-check_condition(const struct titem *ti, const json_t *old,
-                struct ddb_err *err)
-{
-    bool ok = true;
-
-    if (ti->cond == NULL)
-        return 0;
-    if (expr_eval(ti->cond, old, &ok, err) != 0)
-        return -1;
-    if (!ok)
-        return op_condition_failed(ti->op, old, err);
-    return 0;
-}
-
-static int
-txn_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    struct titem *ti = arg;
-    json_t *n = NULL, *v;
-    const char *name;
-
-    ti->old_size = old != NULL ? item_size(old) : 0;
-    ti->new_size = 0;
-    if (check_condition(ti, old, err) != 0)
-        return -1;
-    switch (ti->kind) {
-    case TK_CHECK:
-    case TK_GET:
-        *keep = true;
-        return 0;
-    case TK_PUT:
-        *new_item = json_incref(ti->item);
-        *new_size = ti->new_size = ti->size;
-        return 0;
-    case TK_DELETE:
-        *keep = old == NULL;
-        return 0;
-    case TK_UPDATE:
-        break;
-    }
-    if (expr_update_apply(ti->upd, old, &n, err) != 0)
-        return -1;
-    if (n == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "update produced no item");
-    /* REMOVE/DELETE only, on a missing item: nothing is created */
-    if (old == NULL && json_object_size(n) == 0) {
-        json_decref(n);
-        *keep = true;
-        return 0;
-    }
-    json_object_foreach(ti->key, name, v)
-        json_object_set_new(n, name, json_deep_copy(v));
-    ti->new_size = item_size(n);
-    if (ti->new_size > ITEM_SIZE_MAX) {
-        json_decref(n);
-        return ddb_err_set(err, DDB_VALIDATION, "Item size to update has "
-                           "exceeded the maximum allowed size");
-    }
-    *new_item = n;
-    *new_size = ti->new_size;
-    return 0;
-}
-
-/* ------------------------------------------------------------------------
  * TransactWriteItems
  * ---------------------------------------------------------------------- */
 
@@ -411,6 +330,18 @@ check_items_list(const json_t *list, size_t n, struct ddb_err *err)
                            "detected: Value null at 'transactItems' failed "
                            "to satisfy constraint: Member must not be null");
     return 0;
+}
+
+/* The write path's kind of a write action. */
+static enum write_kind
+write_kind_of(enum tkind k)
+{
+    switch (k) {
+    case TK_PUT:    return WRITE_PUT;
+    case TK_UPDATE: return WRITE_UPDATE;
+    case TK_DELETE: return WRITE_DELETE;
+    default:        return WRITE_CHECK;
+    }
 }
 
 /* Which action a TransactWriteItem holds; -1 unless exactly one. */
@@ -498,38 +429,32 @@ prepare_write(struct titem *ti, struct ddb_err *err)
 
     if (ti->kind == TK_PUT) {
         if (check_empty_names(json_object_get(op, "Item"), err) != 0 ||
-            item_copy_validate(op, "Item", &ti->item, err) != 0)
+            write_take_item(&ti->w, err) != 0)
             return -1;
-        if (ti->item == NULL)
+        if (ti->w.item == NULL)
             return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                                "detected: Value null at 'item' failed to "
                                "satisfy constraint: Member must not be "
                                "null");
-        ti->size = item_size(ti->item);
-        if (ti->size > ITEM_SIZE_MAX)
+        if (ti->w.size > ITEM_SIZE_MAX)
             return ddb_err_set(err, DDB_VALIDATION, "Item size has exceeded "
                                "the maximum allowed size");
     } else if (nest_depth(json_object_get(op, "Key"), TXN_LATE_DEPTH + 1) >
                TXN_LATE_DEPTH) {
         late_key = true;
-    } else if (copy_key(op, &ti->key, err) != 0) {
+    } else if (take_key(ti, err) != 0) {
         return -1;
     }
-    if (ti->kind == TK_UPDATE &&
-        req_exprs_parse(&ti->x, op, EXPR_UPDATE, NULL, &ti->upd, err) != 0)
+    if (write_parse_exprs(&ti->w, err) != 0)
         return -1;
-    if (req_exprs_parse(&ti->x, op, EXPR_CONDITION, NULL, &ti->cond, err) !=
-            0 ||
-        req_exprs_check_unused(&ti->x, op, err) != 0)
+    if (late_key && take_key(ti, err) != 0)
         return -1;
-    if (late_key && copy_key(op, &ti->key, err) != 0)
-        return -1;
-    if (ti->kind == TK_UPDATE && ti->upd == NULL)
+    if (ti->kind == TK_UPDATE && ti->w.upd == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                            "detected: Value null at 'updateExpression' "
                            "failed to satisfy constraint: Member must not "
                            "be null");
-    if (ti->kind == TK_CHECK && ti->cond == NULL)
+    if (ti->kind == TK_CHECK && ti->w.cond == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                            "detected: Value null at 'conditionExpression' "
                            "failed to satisfy constraint: Member must not "
@@ -542,33 +467,11 @@ static int
 resolve_write(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
               struct ddb_err *err)
 {
-    json_t *d;
-    int rc = 0;
-
-    if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0)
+    if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0 ||
+        write_resolve(ctx, &ti->w, &ti->ot, k, err) != 0)
         return -1;
-    d = stable_desc_ref(ti->ot.t);
-    if (ti->kind != TK_CHECK && d != NULL && index_desc_has(d)) {
-        ti->set = xcalloc(1, sizeof(*ti->set));
+    if (ti->w.set != NULL)
         ti->plan = xcalloc(1, sizeof(*ti->plan));
-        rc = index_set_open(ctx->srv->st, d, ti->set, err);
-    }
-    json_decref(d);
-    if (rc != 0)
-        return -1;
-    if (ti->kind == TK_PUT)
-        return item_key_build(&ti->ot.ks, ti->item, false, k, err) != 0 ||
-                       (ti->set != NULL &&
-                        index_check_item(ti->set, ti->item, err) != 0)
-                   ? -1
-                   : 0;
-    if (item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0)
-        return -1;
-    if (ti->kind == TK_UPDATE &&
-        (expr_update_check(ti->upd, &ti->ot.ks, err) != 0 ||
-         req_check_key_scalars(ti->op, "UpdateExpression", &ti->ot.ks,
-                              err) != 0))
-        return -1;
     return 0;
 }
 
@@ -654,7 +557,7 @@ guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");
     }
-    return txn_fn(arg, old, new_item, new_size, keep, err);
+    return write_apply(&ti->w, old, new_item, new_size, keep, err);
 }
 
 /* Snapshot every indexed item and plan its index writes. Items whose
@@ -680,7 +583,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         struct ddb_err e;
         int rc;
 
-        if (ti[i].set == NULL)
+        if (ti[i].w.set == NULL)
             continue;
         index_plan_fini(ti[i].plan);
         json_decref(ti[i].snap);
@@ -688,22 +591,22 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         ti[i].stale = false;
         ti[i].gate_fail = TG_OK;
         ddb_err_init(&e);
-        gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+        gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, NULL, 2.0,
                           &ti[i].gate, &e);         /* forget last round's */
         if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
             return -1;
-        rc = txn_fn(&ti[i], ti[i].snap, &nitem, &nsize, &keep, &e);
+        rc = write_apply(&ti[i].w, ti[i].snap, &nitem, &nsize, &keep, &e);
         ddb_err_clear(&e);
         if (rc == 0 && !keep &&
-            index_plan(ti[i].set, ti[i].snap, nitem, ti[i].plan, err) != 0) {
+            index_plan(ti[i].w.set, ti[i].snap, nitem, ti[i].plan, err) != 0) {
             json_decref(nitem);
             return -1;
         }
         if (rc == 0 && !keep) {
-            if (gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, ti[i].plan,
+            if (gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, ti[i].plan,
                                   2.0, &ti[i].gate, &e) != 0) {
                 ti[i].gate_fail = TG_THROTTLED;
-            } else if (index_collection_check(ti[i].set, ti[i].ot.t,
+            } else if (index_collection_check(ti[i].w.set, ti[i].ot.t,
                                               &keys[i], ti[i].snap, nitem,
                                               write_collection_limit(ctx),
                                               &e) != 0) {
@@ -763,8 +666,8 @@ gate_cancel(struct api_ctx *ctx, struct titem *ti, size_t n,
         }
         ddb_err_clear(&e);
         json_array_append_new(reasons, r);
-        if (ti[i].set != NULL)
-            gsi_gate_admit(ctx, ti[i].ot.name, ti[i].set, NULL, 2.0,
+        if (ti[i].w.set != NULL)
+            gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, NULL, 2.0,
                               &ti[i].gate, &e);
         ddb_err_clear(&e);
     }
@@ -781,12 +684,12 @@ txn_collection_metrics(const struct titem *ti, const struct item_key *keys,
     json_t *out = NULL;
 
     for (size_t i = 0; i < n; i++) {
-        const json_t *keyed = ti[i].item != NULL ? ti[i].item : ti[i].key;
+        const json_t *keyed = ti[i].w.item != NULL ? ti[i].w.item : ti[i].w.key;
         json_t *m, *list;
 
-        if (ti[i].kind == TK_CHECK || !index_set_has_lsi(ti[i].set))
+        if (ti[i].kind == TK_CHECK || !index_set_has_lsi(ti[i].w.set))
             continue;
-        m = index_collection_metrics(ti[i].set, ti[i].ot.t, &keys[i], keyed,
+        m = index_collection_metrics(ti[i].w.set, ti[i].ot.t, &keys[i], keyed,
                                      err);
         if (m == NULL) {
             json_decref(out);
@@ -810,7 +713,7 @@ index_units(const struct titem *ti)
 {
     double u = 0;
 
-    for (size_t j = 0; ti->set != NULL && j < ti->set->n; j++)
+    for (size_t j = 0; ti->w.set != NULL && j < ti->w.set->n; j++)
         u += 2 * ti->plan->units[j];
     return u;
 }
@@ -1059,6 +962,8 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
                             "contain one of Check, Put, Update or Delete");
             goto out;
         }
+        ti[i].w.kind = write_kind_of(ti[i].kind);
+        ti[i].w.params = ti[i].op;
     }
     for (size_t i = 0; i < n; i++)
         if (prepare_write(&ti[i], err) != 0)
@@ -1068,7 +973,7 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     if (check_duplicates(ti, keys, n, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++)
-        total += ti[i].kind == TK_PUT ? ti[i].size : 0;
+        total += ti[i].kind == TK_PUT ? ti[i].w.size : 0;
     if (total > TXN_SIZE_MAX) {
         ddb_err_set(err, DDB_VALIDATION, "%s", MSG_TXN_TOO_LARGE);
         goto out;
@@ -1095,7 +1000,7 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         hold_items(ctx, ti, keys, n, th, &hold, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++)
-        nops += ti[i].set != NULL ? INDEX_OPS_MAX : 1;
+        nops += ti[i].w.set != NULL ? INDEX_OPS_MAX : 1;
     ops = xcalloc(nops, sizeof(*ops));
     for (int round = 0;; round++) {
         bool stale = false, any = false;
@@ -1126,9 +1031,10 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         for (size_t i = 0; i < n; i++) {
             ops[i].t = ti[i].ot.t;
             ops[i].k = keys[i];
-            ops[i].fn = ti[i].set != NULL ? guarded_fn : txn_fn;
-            ops[i].arg = &ti[i];
-            for (size_t j = 0; ti[i].set != NULL && j < ti[i].plan->nops;
+            ops[i].fn = ti[i].w.set != NULL ? guarded_fn : write_apply;
+            ops[i].arg = ti[i].w.set != NULL ? (void *)&ti[i]
+                                             : (void *)&ti[i].w;
+            for (size_t j = 0; ti[i].w.set != NULL && j < ti[i].plan->nops;
                  j++) {
                 ops[m] = ti[i].plan->ops[j];
                 ddb_err_init(&ops[m].err);
@@ -1157,12 +1063,12 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     }
 
     for (size_t i = 0; i < n; i++) {
-        size_t big = ti[i].new_size > ti[i].old_size ? ti[i].new_size
-                                                     : ti[i].old_size;
+        size_t big = ti[i].w.new_size > ti[i].w.old_size ? ti[i].w.new_size
+                                                     : ti[i].w.old_size;
 
         if (ti[i].kind == TK_CHECK)
             cap_add(cap, &nc, ti[i].ot.name,
-                    2 * capacity_read_units(ti[i].old_size, true), 0);
+                    2 * capacity_read_units(ti[i].w.old_size, true), 0);
         else
             cap_add(cap, &nc, ti[i].ot.name, 0,
                     2 * capacity_write_units(big) + index_units(&ti[i]));
@@ -1203,13 +1109,13 @@ out:
         token_end(ctx, token, ok, reads);
     }
     for (size_t i = 0; th != NULL && i < n; i++) {
-        size_t big = ti[i].new_size > ti[i].old_size ? ti[i].new_size
-                                                     : ti[i].old_size;
+        size_t big = ti[i].w.new_size > ti[i].w.old_size ? ti[i].w.new_size
+                                                     : ti[i].w.old_size;
 
         /* a cancelled action still consumes (throttling.md 2) */
         gate_charge(ctx, &th[i],
                            ti[i].kind == TK_CHECK
-                               ? 2 * capacity_read_units(ti[i].old_size,
+                               ? 2 * capacity_read_units(ti[i].w.old_size,
                                                          true)
                                : 2 * capacity_write_units(big));
     }
@@ -1242,7 +1148,7 @@ resolve_get(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
             struct ddb_err *err)
 {
     if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0 ||
-        item_key_build(&ti->ot.ks, ti->key, true, k, err) != 0 ||
+        item_key_build(&ti->ot.ks, ti->w.key, true, k, err) != 0 ||
         req_check_key_scalars(ti->op, "ProjectionExpression", &ti->ot.ks,
                              err) != 0)
         return -1;
@@ -1270,6 +1176,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
     for (size_t i = 0; i < n; i++) {
         ti[i].kind = TK_GET;
         ti[i].op = json_object_get(json_array_get(list, i), "Get");
+        ti[i].w.params = ti[i].op;
         if (!json_is_object(ti[i].op)) {
             ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
                         "Value null at 'transactItems.%zu.member.get' "
@@ -1277,10 +1184,10 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
                         "null", i + 1);
             goto out;
         }
-        if (copy_key(ti[i].op, &ti[i].key, err) != 0 ||
-            req_exprs_parse(&ti[i].x, ti[i].op, EXPR_PROJECTION, NULL,
+        if (take_key(&ti[i], err) != 0 ||
+            req_exprs_parse(&ti[i].w.x, ti[i].op, EXPR_PROJECTION, NULL,
                            &ti[i].proj, err) != 0 ||
-            req_exprs_check_unused(&ti[i].x, ti[i].op, err) != 0)
+            req_exprs_check_unused(&ti[i].w.x, ti[i].op, err) != 0)
             goto out;
     }
     if (resolve_all(ctx, ti, keys, n, resolve_get, err) != 0)

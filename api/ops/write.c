@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* write.c - the write paths' shared gates (write.h): GSI back-pressure on
- * every planned index row, and the LSI item collection limit. */
+/* write.c - the one read-modify-write path (write.h): an item's write
+ * taken from its request, resolved against the table, applied under the
+ * partition lock, and run on its own with index upkeep; the gates every
+ * write passes before it commits (GSI back-pressure, the LSI item
+ * collection limit). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/proto/capacity.h"
+#include "api/expr/expr.h"
+#include "api/ops/txn_inflight.h"
 #include "api/ops/write.h"
+#include "api/proto/av.h"
+#include "api/proto/capacity.h"
 #include "storage/util.h"
 
 /* ------------------------------------------------------------------------
@@ -156,5 +162,296 @@ write_gate_fn(void *arg, const json_t *old, const json_t *new_item,
     return 0;
 }
 
-/* A write made partition part of t bigger than --split-size: split it (and
- * its throttle state). Cheap when it did not: one in-memory stats read. */
+
+/* ------------------------------------------------------------------------
+ * One item's write
+ * ---------------------------------------------------------------------- */
+
+void
+write_req_init(struct write_req *w, enum write_kind kind,
+               const json_t *params)
+{
+    memset(w, 0, sizeof(*w));
+    w->kind = kind;
+    w->params = params;
+    req_exprs_init(&w->x);
+}
+
+void
+write_req_fini(struct write_req *w)
+{
+    expr_free(w->cond);
+    expr_free(w->upd);
+    req_exprs_fini(&w->x);
+    json_decref(w->item);
+    json_decref(w->key);
+    json_decref(w->attrs);
+    if (w->set != NULL) {
+        index_set_close(w->set);
+        free(w->set);
+    }
+    memset(w, 0, sizeof(*w));
+}
+
+int
+write_take_item(struct write_req *w, struct ddb_err *err)
+{
+    if (item_copy_validate(w->params, "Item", &w->item, err) != 0)
+        return -1;
+    w->size = w->item != NULL ? item_size(w->item) : 0;
+    return 0;
+}
+
+int
+write_take_key(struct write_req *w, struct ddb_err *err)
+{
+    return item_copy_validate(w->params, "Key", &w->key, err);
+}
+
+int
+write_parse_exprs(struct write_req *w, struct ddb_err *err)
+{
+    if (w->kind == WRITE_UPDATE &&
+        req_exprs_parse(&w->x, w->params, EXPR_UPDATE, NULL, &w->upd,
+                        err) != 0)
+        return -1;
+    if (req_exprs_parse(&w->x, w->params, EXPR_CONDITION, NULL, &w->cond,
+                        err) != 0)
+        return -1;
+    return req_exprs_check_unused(&w->x, w->params, err);
+}
+
+enum write_rv
+write_rv_of(const json_t *params)
+{
+    static const char *const names[] = {
+        [RV_NONE] = "NONE", [RV_ALL_OLD] = "ALL_OLD",
+        [RV_UPDATED_OLD] = "UPDATED_OLD", [RV_UPDATED_NEW] = "UPDATED_NEW",
+        [RV_ALL_NEW] = "ALL_NEW",
+    };
+    const json_t *rv = json_object_get(params, "ReturnValues");
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (json_str_is(rv, names[i]))
+            return (enum write_rv)i;
+    return RV_NONE;
+}
+
+int
+write_resolve(struct api_ctx *ctx, struct write_req *w,
+              const struct table_ref *tr, struct item_key *k,
+              struct ddb_err *err)
+{
+    json_t *d;
+    int rc = 0;
+
+    if (w->kind == WRITE_PUT) {
+        if (item_key_build(&tr->ks, w->item, false, k, err) != 0)
+            return -1;
+    } else {
+        if (item_key_build(&tr->ks, w->key, true, k, err) != 0)
+            return -1;
+        if (w->upd != NULL &&
+            (expr_update_check(w->upd, &tr->ks, err) != 0 ||
+             req_check_key_scalars(w->params, "UpdateExpression", &tr->ks,
+                                   err) != 0))
+            return -1;
+    }
+    if (w->kind == WRITE_CHECK)
+        return 0;
+    d = stable_desc_ref(tr->t);
+    if (d != NULL && index_desc_has(d)) {
+        w->set = xcalloc(1, sizeof(*w->set));
+        rc = index_set_open(ctx->srv->st, d, w->set, err);
+    }
+    json_decref(d);
+    if (rc == 0 && w->kind == WRITE_PUT && w->set != NULL)
+        rc = index_check_item(w->set, w->item, err);
+    return rc;
+}
+
+int
+write_condition_failed(const json_t *params, const json_t *old,
+                       struct ddb_err *err)
+{
+    ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED,
+                "The conditional request failed");
+    if (err != NULL && old != NULL &&
+        json_str_is(json_object_get(params,
+                                    "ReturnValuesOnConditionCheckFailure"),
+                    "ALL_OLD"))
+        ddb_err_extra_set_new(err, "Item", json_deep_copy(old));
+    return -1;
+}
+
+/* The reply's Attributes for ReturnValues from old/new (either may be
+ * NULL); NULL when there is nothing to return. UPDATED_* project the
+ * paths the update wrote. */
+static json_t *
+return_values(const struct write_req *w, const json_t *old,
+              const json_t *new_item)
+{
+    const struct expr *targets;
+    json_t *r = NULL;
+
+    switch (w->rv) {
+    case RV_NONE:
+        return NULL;
+    case RV_ALL_OLD:
+        return old != NULL ? json_deep_copy(old) : NULL;
+    case RV_ALL_NEW:
+        return new_item != NULL ? json_deep_copy(new_item) : NULL;
+    case RV_UPDATED_OLD:
+    case RV_UPDATED_NEW:
+        targets = w->upd != NULL ? expr_update_targets(w->upd) : NULL;
+        if (targets == NULL)
+            return NULL;
+        if (w->rv == RV_UPDATED_OLD && old != NULL)
+            r = expr_project(targets, old);
+        else if (w->rv == RV_UPDATED_NEW && new_item != NULL)
+            r = expr_project(targets, new_item);
+        break;
+    }
+    if (r != NULL && json_object_size(r) == 0) {
+        json_decref(r);
+        r = NULL;
+    }
+    return r;
+}
+
+/* UPDATE's new item from old (may be NULL). *n NULL with *keep set when
+ * nothing is to be written. */
+static int
+apply_update(struct write_req *w, const json_t *old, json_t **n,
+             bool *keep, struct ddb_err *err)
+{
+    const char *name;
+    json_t *v;
+
+    *n = NULL;
+    if (w->upd != NULL) {
+        if (expr_update_apply(w->upd, old, n, err) != 0)
+            return -1;
+        if (*n == NULL)
+            return ddb_err_set(err, DDB_INTERNAL, "update produced no item");
+        /* An update that only REMOVEs/DELETEs on a missing item does not
+         * create it (the AttributeUpdates DELETE action: "Nothing
+         * happens"). */
+        if (old == NULL && json_object_size(*n) == 0) {
+            json_decref(*n);
+            *n = NULL;
+            *keep = true;
+            return 0;
+        }
+    } else if (old != NULL) {
+        /* Nothing to update on an existing item: leave the row alone. */
+        *keep = true;
+        return 0;
+    } else {
+        *n = json_object();         /* no update at all: the key alone */
+    }
+    json_object_foreach(w->key, name, v)
+        json_object_set_new(*n, name, json_deep_copy(v));
+    return 0;
+}
+
+int
+write_apply(void *arg, const json_t *old, json_t **new_item,
+            size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    struct write_req *w = arg;
+    json_t *n = NULL;
+    bool ok = true;
+
+    json_decref(w->attrs);          /* in case storage calls us again */
+    w->attrs = NULL;
+    w->old_size = old != NULL ? item_size(old) : 0;
+    w->new_size = 0;
+    w->cond_failed = false;
+    if (w->cond != NULL) {
+        if (expr_eval(w->cond, old, &ok, err) != 0)
+            return -1;
+        if (!ok) {
+            w->cond_failed = true;
+            return write_condition_failed(w->params, old, err);
+        }
+    }
+    switch (w->kind) {
+    case WRITE_CHECK:
+        *keep = true;
+        return 0;
+    case WRITE_DELETE:
+        *keep = old == NULL;
+        w->attrs = return_values(w, old, NULL);
+        return 0;
+    case WRITE_PUT:
+        n = json_incref(w->item);
+        break;
+    case WRITE_UPDATE:
+        if (apply_update(w, old, &n, keep, err) != 0)
+            return -1;
+        if (n == NULL) {            /* nothing written */
+            w->new_size = *keep && old != NULL ? w->old_size : 0;
+            w->attrs = old != NULL ? return_values(w, old, old) : NULL;
+            return 0;
+        }
+        break;
+    }
+    w->new_size = item_size(n);
+    if (w->kind == WRITE_UPDATE && w->new_size > ITEM_SIZE_MAX) {
+        json_decref(n);
+        return ddb_err_set(err, DDB_VALIDATION, "Item size to update has "
+                           "exceeded the maximum allowed size");
+    }
+    w->attrs = return_values(w, old, n);
+    *new_item = n;
+    *new_size = w->new_size;
+    return 0;
+}
+
+double
+write_units(const struct write_req *w)
+{
+    size_t big = w->new_size > w->old_size ? w->new_size : w->old_size;
+
+    if (w->cond_failed)
+        return w->kind == WRITE_PUT ? capacity_write_units(w->size) : 1.0;
+    return capacity_write_units(big);
+}
+
+int
+write_single(struct api_ctx *ctx, struct write_req *w,
+             const struct table_ref *tr, const struct item_key *k,
+             double *idx_units, struct ddb_err *err)
+{
+    struct gate_ticket th;
+    struct write_gate gate;
+    int rc = -1;
+
+    gate_init(&th);
+    memset(idx_units, 0, sizeof(double) * INDEX_MAX);
+    if (txn_inflight_check(ctx, tr->name, k, err) != 0 ||
+        gate_admit(ctx, tr->t, k, THROTTLE_WRITE,
+                   w->kind == WRITE_PUT ? capacity_write_units(w->size) : 1,
+                   &th, err) != 0)
+        return -1;
+    if (w->set == NULL) {
+        rc = stable_mutate(tr->t, k, write_apply, w, err);
+    } else {
+        /* The write is planned from the current item; before it commits,
+         * every GSI partition it changes must have write capacity
+         * (throttling.md 5) and an LSI item collection must stay under
+         * the limit: a refusal changes nothing and consumes nothing. */
+        write_gate_init(&gate, ctx, tr->name, w->set, tr->t, k);
+        rc = index_mutate_gated(w->set, tr->t, k, write_apply, w,
+                                write_gate_fn, &gate, idx_units, err);
+        if (rc == 0)
+            gsi_gate_charge(ctx, &gate.g);
+        else if (gate.throttled)
+            th.admitted = false;
+        gsi_gate_fini(&gate.g);
+    }
+    /* A failed condition still consumed (throttling.md 2). */
+    gate_charge(ctx, &th, write_units(w));
+    return rc;
+}

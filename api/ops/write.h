@@ -1,18 +1,129 @@
 /* SPDX-License-Identifier: MIT */
-/* write.h - what every write path shares (PutItem, UpdateItem, DeleteItem,
- * BatchWriteItem, TransactWriteItems): GSI back-pressure on the planned
- * index rows and the item collection limit, checked before a write
- * commits. */
+/* write.h - the one read-modify-write path every write shares (PutItem,
+ * UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems): one item's
+ * write as data (struct write_req), the step run under the partition lock
+ * (write_apply), the checks against the table, the single-item run with
+ * index upkeep, and the gates before a write commits (GSI back-pressure,
+ * the item collection limit). */
 #ifndef SHARDLOCAL_OPS_WRITE_H
 #define SHARDLOCAL_OPS_WRITE_H
 
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "api/proto/context.h"
+#include "api/expr/request.h"
 #include "api/index/index.h"
+#include "api/proto/context.h"
+#include "api/tables/tables.h"
 #include "api/throttle/gate.h"
 #include "storage/storage.h"
+
+/* ------------------------------------------------------------------------
+ * One item's write.
+ *
+ * The caller fills a write_req from its request in DynamoDB's order of
+ * checks (write_take_item / write_take_key / write_parse_exprs: single
+ * writes, batches and transactions order them differently), resolves it
+ * against the table (write_resolve), then runs write_apply under the
+ * partition lock: through write_single() for PutItem, UpdateItem and
+ * DeleteItem, or as the stable_mutate_fn of a batch or a transaction.
+ * ---------------------------------------------------------------------- */
+
+enum write_kind { WRITE_PUT, WRITE_UPDATE, WRITE_DELETE, WRITE_CHECK };
+
+/* ReturnValues. */
+enum write_rv { RV_NONE, RV_ALL_OLD, RV_UPDATED_OLD, RV_UPDATED_NEW,
+                RV_ALL_NEW };
+
+struct write_req {
+    enum write_kind kind;
+    const json_t *params;           /* borrowed: the action's members (the
+                                       request, a TransactItems entry's
+                                       action, a WriteRequest's) */
+    struct req_exprs x;             /* its expressions' names and values */
+    struct expr *cond;              /* owned; NULL: unconditional */
+    struct expr *upd;               /* owned: UPDATE's update, or NULL */
+    json_t *item;                   /* owned: PUT's validated item */
+    json_t *key;                    /* owned: the validated Key map */
+    size_t size;                    /* PUT: the item's size */
+    enum write_rv rv;               /* ReturnValues */
+    struct index_set *set;          /* owned by write_resolve when the
+                                       table has secondary indexes */
+    /* set by write_apply(), under the partition lock: */
+    json_t *attrs;                  /* owned: the reply's Attributes */
+    size_t old_size, new_size;      /* the item before and after */
+    bool cond_failed;               /* the condition did not hold */
+};
+
+/* Start w for a write of this kind on params (borrowed, outliving w). */
+void write_req_init(struct write_req *w, enum write_kind kind,
+                    const json_t *params);
+void write_req_fini(struct write_req *w);
+
+/*
+ * Take params' member (Item for PUT, Key otherwise) into w, validated
+ * (numbers canonical). A missing or null member leaves w->item / w->key
+ * NULL and returns 0: the caller words that error. A PUT item's size goes
+ * to w->size.
+ */
+int write_take_item(struct write_req *w, struct ddb_err *err);
+int write_take_key(struct write_req *w, struct ddb_err *err);
+/* Parse UPDATE's update expression (or legacy AttributeUpdates), then the
+ * condition (or Expected), then the unused names/values checks, in that
+ * order. */
+int write_parse_exprs(struct write_req *w, struct ddb_err *err);
+/* ReturnValues from params (NONE when absent). */
+enum write_rv write_rv_of(const json_t *params);
+
+/*
+ * The checks that need the table tr, in DynamoDB's order: the key against
+ * the schema (from the PUT item, or the Key map), the item's index key
+ * attributes, an update's key attributes (not updatable, scalars), and
+ * the table's secondary indexes opened into w->set (unless CHECK). *k is
+ * the storage key.
+ */
+int write_resolve(struct api_ctx *ctx, struct write_req *w,
+                  const struct table_ref *tr, struct item_key *k,
+                  struct ddb_err *err);
+
+/*
+ * The read-modify-write step (a stable_mutate_fn; arg is the write_req):
+ * evaluate the condition on old (ConditionalCheckFailedException, with
+ * the old item when ReturnValuesOnConditionCheckFailure is ALL_OLD), then
+ * compute the new item: PUT's item, UPDATE's applied expression (the key
+ * attributes added; a REMOVE-only update of a missing item creates
+ * nothing), nothing for DELETE (the row goes) and CHECK (the row stays).
+ * Sets w's sizes and Attributes. May run more than once (retries): every
+ * output is reset first.
+ */
+int write_apply(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err);
+
+/* The write units the table's own row consumed (throttling.md 2): the
+ * larger of the old and new item, 1 KB steps, at least 1. A failed
+ * condition consumes what the write would have: the new item for PUT,
+ * 1 otherwise. */
+double write_units(const struct write_req *w);
+
+/*
+ * PutItem, UpdateItem and DeleteItem after write_resolve: reject an item
+ * an ongoing transaction holds (TransactionConflictException), admit the
+ * write on its partition, apply it (with the index rows, GSI back-pressure
+ * and the item collection limit when w->set) and charge it. idx_units
+ * (INDEX_MAX entries, zeroed here) receives each index's write units for
+ * ConsumedCapacity. On failure -1 with err; a failed condition still
+ * consumes.
+ */
+int write_single(struct api_ctx *ctx, struct write_req *w,
+                 const struct table_ref *tr, const struct item_key *k,
+                 double *idx_units, struct ddb_err *err);
+
+/* Fill err with ConditionalCheckFailedException "The conditional request
+ * failed", attaching old (borrowed, copied; may be NULL) as the error's
+ * "Item" when params has ReturnValuesOnConditionCheckFailure ALL_OLD.
+ * Returns -1. */
+int write_condition_failed(const json_t *params, const json_t *old,
+                           struct ddb_err *err);
 
 /*
  * GSI back-pressure of one planned base-item write, for every write path

@@ -313,6 +313,8 @@ gate_admit_index(struct api_ctx *ctx, const char *table,
     return throttle_err(th->tt, op, c, err);
 }
 
+/* A write made partition part of t bigger than --split-size: split it (and
+ * its throttle state). Cheap when it did not: one in-memory stats read. */
 static void
 maybe_split_size(struct api_ctx *ctx, struct gate_ticket *th)
 {
