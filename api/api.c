@@ -1,37 +1,49 @@
 /* SPDX-License-Identifier: MIT */
-/* api.c - the operation table: every DynamoDB operation shardlocal serves,
- * sorted by its X-Amz-Target name so api_lookup() can bsearch() it. The
- * handlers live in api/op_*.c; server/http.c calls them through here. */
-
+/* api.c - the operation table, every DynamoDB operation shardlocal serves
+ * sorted by its X-Amz-Target name, and api_dispatch(), which takes one call
+ * from its body's bytes to its reply's through the steps every operation
+ * shares. The handlers live in api/ops/ and api/tables/. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
 #include "api/ops/ops.h"
+#include "api/proto/capacity.h"
+#include "api/proto/error.h"
+#include "api/proto/validate.h"
 #include "api/tables/tables.h"
+#include "storage/json_fast.h"
+#include "storage/util.h"
+
+#define TARGET_PREFIX "DynamoDB_20120810."
+
+#define CAP API_CAPACITY
+#define CAP_LIST API_CAPACITY_LIST
+#define CAP_TXN (API_CAPACITY_LIST | API_CAPACITY_SPLIT)
 
 /* Sorted by name (strcmp order): api_lookup() depends on it. */
 static const struct api_op api_ops[] = {
-    { "BatchGetItem",   api_batch_get_item,   API_READ  },
-    { "BatchWriteItem", api_batch_write_item, API_WRITE },
-    { "CreateTable",   api_create_table,   API_DDL   },
-    { "DeleteItem",    api_delete_item,    API_WRITE },
-    { "DeleteTable",   api_delete_table,   API_DDL   },
+    { "BatchGetItem", api_batch_get_item, API_READ | CAP_LIST },
+    { "BatchWriteItem", api_batch_write_item, API_WRITE | CAP_LIST },
+    { "CreateTable", api_create_table, API_DDL },
+    { "DeleteItem", api_delete_item, API_WRITE | CAP },
+    { "DeleteTable", api_delete_table, API_DDL },
     { "DescribeContributorInsights", api_describe_contributor_insights,
       API_DDL },
-    { "DescribeTable", api_describe_table, API_DDL   },
-    { "GetItem",       api_get_item,       API_READ  },
+    { "DescribeTable", api_describe_table, API_DDL },
+    { "GetItem", api_get_item, API_READ | CAP },
     { "ListContributorInsights", api_list_contributor_insights, API_DDL },
-    { "ListTables",    api_list_tables,    API_DDL   },
-    { "PutItem",       api_put_item,       API_WRITE },
-    { "Query",         api_query,          API_READ  },
-    { "Scan",          api_scan,           API_READ  },
-    { "TransactGetItems",   api_transact_get_items,   API_READ  },
-    { "TransactWriteItems", api_transact_write_items, API_WRITE },
+    { "ListTables", api_list_tables, API_DDL },
+    { "PutItem", api_put_item, API_WRITE | CAP },
+    { "Query", api_query, API_READ | CAP },
+    { "Scan", api_scan, API_READ | CAP },
+    { "TransactGetItems", api_transact_get_items, API_READ | CAP_TXN },
+    { "TransactWriteItems", api_transact_write_items, API_WRITE | CAP_TXN },
     { "UpdateContributorInsights", api_update_contributor_insights,
       API_DDL },
-    { "UpdateItem",    api_update_item,    API_WRITE },
-    { "UpdateTable",   api_update_table,   API_DDL   },
+    { "UpdateItem", api_update_item, API_WRITE | CAP },
+    { "UpdateTable", api_update_table, API_DDL },
 };
 
 static int
@@ -48,4 +60,176 @@ api_lookup(const char *name)
         return NULL;
     return bsearch(name, api_ops, sizeof(api_ops) / sizeof(api_ops[0]),
                    sizeof(api_ops[0]), op_cmp);
+}
+
+/* ------------------------------------------------------------------------
+ * Replies
+ * ---------------------------------------------------------------------- */
+
+void
+api_reply_json(struct api_reply *out, unsigned status, const json_t *body)
+{
+    struct json_fast_buf b = { 0 };
+    char *s;
+
+    if (json_fast_dump(body, &b) == 0) {    /* same bytes as json_dumps */
+        out->status = status;
+        out->body = b.p;
+        out->len = b.len;
+        return;
+    }
+    free(b.p);
+    s = json_dumps(body, JSON_COMPACT);
+    if (s == NULL) {
+        s = xstrdup("{\"__type\":\"com.amazonaws.dynamodb.v20120810#"
+                    "InternalServerError\",\"message\":\"Internal server "
+                    "error\"}");
+        status = 500;
+    }
+    out->status = status;
+    out->body = s;
+    out->len = strlen(s);
+}
+
+void
+api_reply_error(struct api_reply *out, const struct ddb_err *err)
+{
+    json_t *body = error_body(err);
+
+    api_reply_json(out, error_http_status(err->type), body);
+    json_decref(body);
+}
+
+/* An error of type with msg (NULL: DynamoDB's bare form). */
+static void
+reply_error_type(struct api_reply *out, enum ddb_errtype type,
+                 const char *msg)
+{
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ddb_err_set(&err, type, "%s", msg != NULL ? msg : "");
+    api_reply_error(out, &err);
+}
+
+/* ------------------------------------------------------------------------
+ * Dispatch
+ * ---------------------------------------------------------------------- */
+
+/* The request body as JSON, or NULL when it is none. \u0000 is legal in
+ * DynamoDB strings, so NUL is allowed; handlers use json_string_length(). */
+static json_t *
+parse_body(const struct api_call *call)
+{
+    json_error_t jerr;
+    json_t *req;
+
+    req = json_fast_loadb(call->body, call->len);
+    if (req == NULL)                    /* not simple: jansson decides */
+        req = json_loadb(call->body, call->len, JSON_ALLOW_NUL, &jerr);
+    return req;
+}
+
+/* The checks before any handler, in DynamoDB's order. Returns the
+ * operation, or NULL with out filled. */
+static const struct api_op *
+admit_call(const struct api_call *call, json_t *req, bool have_body,
+           struct api_reply *out)
+{
+    size_t tlen = strlen(TARGET_PREFIX);
+    const struct api_op *op = NULL;
+
+    if (have_body && req == NULL) {
+        reply_error_type(out, DDB_SERIALIZATION, NULL);
+        return NULL;
+    }
+    if (call->target != NULL &&
+        strncmp(call->target, TARGET_PREFIX, tlen) == 0)
+        op = api_lookup(call->target + tlen);
+    if (op == NULL) {
+        reply_error_type(out, DDB_UNKNOWN_OPERATION, NULL);
+        return NULL;
+    }
+    out->op = op->name;
+    if (!call->signed_v4) {
+        reply_error_type(out, DDB_MISSING_AUTH_TOKEN,
+                         "Request is missing Authentication Token");
+        return NULL;
+    }
+    if (req == NULL) {
+        reply_error_type(out, DDB_SERIALIZATION, NULL);
+        return NULL;
+    }
+    if (!json_is_object(req)) {
+        reply_error_type(out, DDB_SERIALIZATION,
+                         json_is_array(req)
+                             ? "Start of list found where not expected"
+                             : "Unexpected value type in payload");
+        return NULL;
+    }
+    return op;
+}
+
+/* The capacity flags of op as capacity_report() takes them. */
+static unsigned
+capacity_flags(const struct api_op *op)
+{
+    return ((op->flags & API_CAPACITY_LIST) ? CAPACITY_LIST : 0) |
+           ((op->flags & API_CAPACITY_SPLIT) ? CAPACITY_SPLIT : 0);
+}
+
+void
+api_dispatch(struct api_server *srv, const struct api_call *call,
+             struct api_reply *out)
+{
+    const struct api_op *op;
+    struct capacity cap;
+    struct api_ctx ctx;
+    struct ddb_err err;
+    json_t *req = NULL, *resp = NULL, *cc;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    ddb_err_init(&err);
+    capacity_init(&cap);
+    if (call->len > 0)
+        req = parse_body(call);
+    op = admit_call(call, req, call->len > 0, out);
+    if (op == NULL)
+        goto out;
+    if (validate_request(op->name, req, &err) != 0) {
+        api_reply_error(out, &err);
+        goto out;
+    }
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.srv = srv;
+    ctx.region = call->region;
+    ctx.access_key = call->access_key;
+    ctx.now_ms = api_now_ms(srv);
+    ctx.cap = &cap;
+    rc = op->handler(&ctx, req, &resp, &err);
+    validate_forget();                  /* whatever the handler left */
+    if (rc != 0) {
+        if (err.type == DDB_OK)
+            ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
+        api_reply_error(out, &err);
+        goto out;
+    }
+    if (resp == NULL)
+        resp = json_object();
+    if ((op->flags & (API_CAPACITY | API_CAPACITY_LIST)) &&
+        json_object_get(resp, "ConsumedCapacity") == NULL) {
+        cc = capacity_report(&cap, json_object_get(req,
+                                                   "ReturnConsumedCapacity"),
+                             capacity_flags(op));
+        if (cc != NULL)
+            json_object_set_new(resp, "ConsumedCapacity", cc);
+    }
+    api_reply_json(out, 200, resp);
+out:
+    capacity_fini(&cap);
+    json_decref(resp);
+    json_decref(req);
+    ddb_err_clear(&err);
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* api.h - what server/ calls: the server state's set-up and the DynamoDB
- * operation table. Handlers live in the concern folders (ops/, tables/)
- * and share the call context of proto/context.h. */
+/* api.h - what server/ calls: the server state's set-up, the DynamoDB
+ * operation table and api_dispatch(), which runs one call through the
+ * steps every operation shares. Handlers live in the concern folders
+ * (ops/, tables/) and share the call context of proto/context.h. */
 #ifndef SHARDLOCAL_API_H
 #define SHARDLOCAL_API_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "api/proto/context.h"
 
@@ -20,15 +22,65 @@ void api_server_init(struct api_server *srv, struct storage *st,
                      const struct conf *c);
 void api_server_fini(struct api_server *srv);
 
-enum { API_READ = 1, API_WRITE = 2, API_DDL = 4 };
+/* What an operation is; dispatch reads the capacity flags. */
+enum {
+    API_READ = 1 << 0,              /* reads items */
+    API_WRITE = 1 << 1,             /* writes items */
+    API_DDL = 1 << 2,               /* the control plane */
+    API_CAPACITY = 1 << 3,          /* ConsumedCapacity: one object */
+    API_CAPACITY_LIST = 1 << 4,     /* ConsumedCapacity: a list per table */
+    API_CAPACITY_SPLIT = 1 << 5,    /* ... with Read/WriteCapacityUnits */
+};
+
+struct api_schema;                  /* proto/validate.h */
 
 struct api_op {
     const char *name;               /* X-Amz-Target suffix: "PutItem" */
     api_handler *handler;
-    unsigned flags;
+    unsigned flags;                 /* API_* */
 };
 
 /* Find an operation by name (bsearch over the sorted table); NULL if none. */
 const struct api_op *api_lookup(const char *name);
+
+/* One DynamoDB call as server/ received it. */
+struct api_call {
+    const char *target;             /* X-Amz-Target, or NULL */
+    const char *body;               /* the request body (len bytes) */
+    size_t len;
+    bool signed_v4;                 /* an Authorization header of SigV4's
+                                       form was sent */
+    const char *region;             /* its credential scope's region, or
+                                       the configured default */
+    const char *access_key;         /* its access key id, or "" */
+};
+
+/* The answer: a JSON body (DynamoDB's compact form) and its status. */
+struct api_reply {
+    unsigned status;
+    char *body;                     /* malloc'd; the caller frees it */
+    size_t len;
+    const char *op;                 /* the operation's name, or NULL */
+};
+
+/*
+ * Run call through the steps every operation shares, in DynamoDB's order:
+ * the body's JSON (SerializationException), the operation
+ * (UnknownOperationException), the signature (MissingAuthentication
+ * TokenException), the request's shape (validate.h), then the handler
+ * with a fresh context, which resolves its table and admits and charges
+ * its work through the gates (throttle/gate.h) as DynamoDB's order of
+ * checks allows, recording what it consumed; last, on success, the
+ * ConsumedCapacity member rendered from that record (unless the handler
+ * answered it itself). Fills out; never fails.
+ */
+void api_dispatch(struct api_server *srv, const struct api_call *call,
+                  struct api_reply *out);
+
+/* The reply for status and JSON body (borrowed), or for err (borrowed):
+ * used by dispatch and by server/'s admin routes. */
+void api_reply_json(struct api_reply *out, unsigned status,
+                    const json_t *body);
+void api_reply_error(struct api_reply *out, const struct ddb_err *err);
 
 #endif

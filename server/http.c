@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* http.c - the HTTP front end. libmicrohttpd (thread pool + epoll) calls
  * access_cb() per request; we buffer the body (16 MB cap), route on method
- * and path, and for POST / run DynamoDB's JSON 1.0 protocol: X-Amz-Target,
- * Authorization, JSON parsing, validate_request(), then the api/ handler. */
+ * and path, and hand POST / to api_dispatch() (DynamoDB's JSON 1.0
+ * protocol) with the caller's credential scope. */
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -23,10 +23,8 @@
 #include <zlib.h>
 
 #include "api/admin/admin.h"
-#include "api/proto/error.h"
-#include "api/proto/validate.h"
+#include "api/api.h"
 #include "server/http.h"
-#include "storage/json_fast.h"
 #include "storage/util.h"
 
 #define HTTP_BODY_MAX      (16u * 1024u * 1024u)   /* DynamoDB's 16 MB */
@@ -87,43 +85,23 @@ request_id(char out[53])
     out[52] = '\0';
 }
 
-/* Serialize json (borrowed) into r with the given status. */
+/* Fill r from an api/ reply (its body taken). */
 static void
-reply_json(struct reply *r, unsigned status, const json_t *json)
+reply_take(struct reply *r, struct api_reply *ar)
 {
-    struct json_fast_buf b = { NULL, 0, 0 };
-    char *s;
-
-    if (json_fast_dump(json, &b) == 0) {    /* same bytes as json_dumps */
-        r->status = status;
-        r->body = b.p;
-        r->len = b.len;
-        return;
-    }
-    free(b.p);
-    s = json_dumps(json, JSON_COMPACT);
-    if (s == NULL) {
-        static const char fallback[] =
-            "{\"__type\":\"com.amazonaws.dynamodb.v20120810#"
-            "InternalServerError\",\"message\":\"Internal server error\"}";
-
-        s = xmalloc(sizeof(fallback));
-        memcpy(s, fallback, sizeof(fallback));
-        status = 500;
-    }
-    r->status = status;
-    r->body = s;
-    r->len = strlen(s);
+    r->status = ar->status;
+    r->body = ar->body;
+    r->len = ar->len;
 }
 
 /* Fill r with the wire form of err (borrowed). */
 static void
 reply_error(struct reply *r, const struct ddb_err *err)
 {
-    json_t *body = error_body(err);
+    struct api_reply ar;
 
-    reply_json(r, error_http_status(err->type), body);
-    json_decref(body);
+    api_reply_error(&ar, err);
+    reply_take(r, &ar);
 }
 
 static void
@@ -256,26 +234,20 @@ route_health(struct http_server *h, struct MHD_Connection *conn,
 }
 
 /*
- * POST /: one DynamoDB API call. The order of checks follows DynamoDB:
- * JSON syntax, then the target, then the Authorization header, then an
- * empty body, then the request's shape (validate_request) and the handler.
+ * POST /: one DynamoDB API call. A body that is not JSON by its
+ * Content-Type gets DynamoDB's 404; everything else is api_dispatch()'s,
+ * with the caller's access key and region from the SigV4 credential
+ * scope.
  */
 static void
 route_api(struct http_server *h, struct MHD_Connection *conn,
           struct http_req *rq, struct reply *r)
 {
-    const char *target, *auth, *ctype;
-    const struct api_op *op = NULL;
+    const char *auth, *ctype;
     char akid[128] = "", region[64];
-    struct api_ctx ctx;
-    struct ddb_err err;
-    json_t *req = NULL, *resp = NULL;
-    json_error_t jerr;
-    size_t tlen = strlen(HTTP_TARGET_PREFIX);
-    int rc;
+    struct api_call call;
+    struct api_reply ar;
 
-    ddb_err_init(&err);
-    /* DynamoDB answers a body that is not JSON by type with a 404. */
     ctype = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (ctype != NULL) {
         size_t n = strcspn(ctype, "; \t");
@@ -293,32 +265,7 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
         return;
     }
 
-    if (rq->len > 0) {
-        /* \u0000 is legal in DynamoDB strings, so allow NUL; handlers must
-         * use json_string_length() rather than strlen(). */
-        req = json_fast_loadb(rq->body, rq->len);
-        if (req == NULL)                /* not simple: jansson decides */
-            req = json_loadb(rq->body, rq->len, JSON_ALLOW_NUL, &jerr);
-        if (req == NULL) {
-            reply_error_type(r, DDB_SERIALIZATION, NULL);
-            return;
-        }
-    }
-
-    target = header(conn, "X-Amz-Target");
-    if (target != NULL && strncmp(target, HTTP_TARGET_PREFIX, tlen) == 0)
-        op = api_lookup(target + tlen);
-    if (op == NULL) {
-        reply_error_type(r, DDB_UNKNOWN_OPERATION, NULL);
-        goto out;
-    }
-
     auth = header(conn, MHD_HTTP_HEADER_AUTHORIZATION);
-    if (auth == NULL || strncmp(auth + strspn(auth, " \t"), "AWS4-", 5) != 0) {
-        reply_error_type(r, DDB_MISSING_AUTH_TOKEN,
-                         "Request is missing Authentication Token");
-        goto out;
-    }
     {                                   /* snprintf "%s", without stdio */
         size_t n = strlen(h->conf->default_region);
 
@@ -327,47 +274,22 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
         memcpy(region, h->conf->default_region, n);
         region[n] = '\0';
     }
-    parse_credential(auth, akid, sizeof(akid), region, sizeof(region));
-
-    if (req == NULL) {
-        reply_error_type(r, DDB_SERIALIZATION, NULL);
-        goto out;
-    }
-    if (!json_is_object(req)) {
-        reply_error_type(r, DDB_SERIALIZATION,
-                         json_is_array(req)
-                             ? "Start of list found where not expected"
-                             : "Unexpected value type in payload");
-        goto out;
-    }
-    if (validate_request(op->name, req, &err) != 0) {
-        reply_error(r, &err);
-        goto out;
-    }
-
-    ctx.srv = h->srv;
-    ctx.region = region;
-    ctx.access_key = akid;
-    ctx.now_ms = api_now_ms(h->srv);
-    rc = op->handler(&ctx, req, &resp, &err);
-    validate_forget();                  /* whatever the handler left */
-    if (rc != 0) {
-        if (err.type == DDB_OK)
-            ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
-        reply_error(r, &err);
-        goto out;
-    }
-    if (resp == NULL)
-        resp = json_object();
-    reply_json(r, 200, resp);
-out:
+    call.signed_v4 = auth != NULL &&
+                     strncmp(auth + strspn(auth, " \t"), "AWS4-", 5) == 0;
+    if (call.signed_v4)
+        parse_credential(auth, akid, sizeof(akid), region, sizeof(region));
+    call.target = header(conn, "X-Amz-Target");
+    call.body = rq->body;
+    call.len = rq->len;
+    call.region = region;
+    call.access_key = akid;
+    api_dispatch(h->srv, &call, &ar);
     if (h->conf->log_level >= LOG_DEBUG)
-        fprintf(stderr, "shardlocal: %s %u %s\n",
-                op != NULL ? op->name : "-", r->status,
-                r->status != 200 && r->body ? r->body : "");
-    json_decref(resp);
-    json_decref(req);
-    ddb_err_clear(&err);
+        fprintf(stderr, "shardlocal: %s %u %.*s\n",
+                ar.op != NULL ? ar.op : "-", ar.status,
+                ar.status != 200 ? (int)ar.len : 0,
+                ar.body != NULL ? ar.body : "");
+    reply_take(r, &ar);
 }
 
 /*
@@ -393,10 +315,14 @@ route_admin_call(struct http_req *rq, struct reply *r, bool post,
             return;
         }
     }
-    if (fn(h->srv, post, req, &resp, &err) != 0)
+    if (fn(h->srv, post, req, &resp, &err) != 0) {
         reply_error(r, &err);
-    else
-        reply_json(r, 200, resp);
+    } else {
+        struct api_reply ar;
+
+        api_reply_json(&ar, 200, resp);
+        reply_take(r, &ar);
+    }
     json_decref(resp);
     json_decref(req);
     ddb_err_clear(&err);

@@ -980,43 +980,13 @@ out:
  * Capacity
  * ---------------------------------------------------------------------- */
 
-json_t *
-index_capacity_json(const json_t *mode, const char *table,
-                    double table_units, const struct index_set *s,
-                    const double *units)
+void
+index_capacity_add(struct capacity *c, const char *table,
+                   const struct index_set *s, const double *units)
 {
-    const char *m = json_string_value(mode);
-    double total = table_units;
-    json_t *cc, *gsi = NULL, *lsi = NULL;
-    size_t i;
-
-    if (m == NULL || strcmp(m, "NONE") == 0)
-        return NULL;
-    if (units != NULL && s != NULL)
-        for (i = 0; i < s->n; i++)
-            total += units[i];
-    cc = json_pack("{s:s, s:f}", "TableName", table, "CapacityUnits", total);
-    if (strcmp(m, "INDEXES") != 0)
-        return cc;
-    json_object_set_new(cc, "Table",
-                        json_pack("{s:f}", "CapacityUnits", table_units));
-    if (units == NULL || s == NULL)
-        return cc;
-    for (i = 0; i < s->n; i++) {
-        json_t **map = s->idx[i].global ? &gsi : &lsi;
-
-        if (units[i] <= 0)
-            continue;
-        if (*map == NULL)
-            *map = json_object();
-        json_object_set_new(*map, s->idx[i].name,
-                            json_pack("{s:f}", "CapacityUnits", units[i]));
-    }
-    if (gsi != NULL)
-        json_object_set_new(cc, "GlobalSecondaryIndexes", gsi);
-    if (lsi != NULL)
-        json_object_set_new(cc, "LocalSecondaryIndexes", lsi);
-    return cc;
+    for (size_t i = 0; s != NULL && units != NULL && i < s->n; i++)
+        capacity_add_index(c, table, s->idx[i].name, s->idx[i].global,
+                           units[i]);
 }
 
 /* ------------------------------------------------------------------------

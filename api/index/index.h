@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api/proto/av.h"
+#include "api/proto/capacity.h"
 #include "storage/storage.h"
 
 #define INDEX_GSI_MAX   20
@@ -220,17 +221,11 @@ struct index_guard {
 int index_guard_fn(void *arg, const json_t *old, json_t **new_item,
                    size_t *new_size, bool *keep, struct ddb_err *err);
 
-/*
- * ConsumedCapacity for a request on a table with indexes: mode is the
- * request's ReturnConsumedCapacity (borrowed). table_units is the base
- * table's share; units[i] (per index of s, may be NULL) the indexes'.
- * TOTAL sums everything; INDEXES adds "Table" and the
- * GlobalSecondaryIndexes / LocalSecondaryIndexes maps for the indexes
- * that were charged. NULL for NONE/absent. New reference.
- */
-json_t *index_capacity_json(const json_t *mode, const char *table,
-                            double table_units, const struct index_set *s,
-                            const double *units);
+/* Record each index's write or read units (units[i] for index i of s)
+ * on table in the request's consumption (proto/capacity.h); indexes
+ * without units are not listed. */
+void index_capacity_add(struct capacity *c, const char *table,
+                        const struct index_set *s, const double *units);
 
 /*
  * ItemCollectionMetrics for a write to a table with LSIs (the request had

@@ -65,28 +65,6 @@ key_equal(const struct item_key *a, const struct item_key *b)
            memcmp(a->sk, b->sk, a->sk_len) == 0;
 }
 
-/* Append one table's ConsumedCapacity entry cc (taken; NULL for none)
- * to list, created on first use. */
-static void
-capacity_list_append(json_t **list, json_t *cc)
-{
-    if (cc == NULL)
-        return;
-    if (*list == NULL)
-        *list = json_array();
-    json_array_append_new(*list, cc);
-}
-
-/* The same for a table without indexes, per the request's
- * ReturnConsumedCapacity. */
-static void
-capacity_list_add(json_t **list, const json_t *req, const char *table,
-                  double units)
-{
-    capacity_list_append(list, capacity_json(
-        json_object_get(req, "ReturnConsumedCapacity"), table, units));
-}
-
 /*
  * How far a batch got. A batch fails for throttling only when nothing at
  * all could be processed (throttling.md 5); otherwise the refused
@@ -418,7 +396,7 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     const json_t *ri = json_object_get(req, "RequestItems");
     struct bg_table *tabs = NULL;
     size_t ntabs = 0, i, total = 0, used = 0;
-    json_t *out = NULL, *responses, *unprocessed, *cc = NULL;
+    json_t *out = NULL, *responses, *unprocessed;
     const char *name;
     json_t *spec;
     struct batch_progress p = { 0 };
@@ -463,19 +441,15 @@ api_batch_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         if (bg_table_read(&tabs[i], &used, &full, items, unprocessed, &p,
                           err) != 0)
             goto out;
-        capacity_list_add(&cc, req, tabs[i].ot.name, tabs[i].units);
+        capacity_add(ctx->cap, tabs[i].ot.name, tabs[i].units, 0);
     }
     if (batch_outcome(&p, err) != 0)
         goto out;
-    if (cc != NULL)
-        json_object_set_new(out, "ConsumedCapacity", cc);
-    cc = NULL;
     *resp = out;
     out = NULL;
     rc = 0;
 out:
     ddb_err_clear(&p.refusal);
-    json_decref(cc);
     json_decref(out);
     for (i = 0; i < ntabs; i++)
         bg_table_fini(&tabs[i]);
@@ -778,7 +752,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
  * two on the same key. Everything is validated, every table resolved and
  * every key checked before the first write. The reply is
  * {"UnprocessedItems": {}} when everything was written (as DynamoDB
- * sends it), plus ConsumedCapacity as a list per table.
+ * sends it); the units go to ConsumedCapacity, a list per table.
  * Tables with secondary indexes keep them in step (index_mutate) and
  * report the indexes' units too; ReturnItemCollectionMetrics SIZE lists,
  * per table with a local secondary index, one entry per write performed.
@@ -790,7 +764,7 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     const json_t *ri = json_object_get(req, "RequestItems");
     struct bw_table *tabs = NULL;
     size_t ntabs = 0, i, total = 0;
-    json_t *out = NULL, *cc = NULL, *unprocessed = NULL, *metrics = NULL;
+    json_t *out = NULL, *unprocessed = NULL, *metrics = NULL;
     struct batch_progress p = { 0 };
     const char *ricm = json_string_value(
         json_object_get(req, "ReturnItemCollectionMetrics"));
@@ -822,13 +796,10 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
                                                                 : NULL,
                            &p, err) != 0)
             goto out;
+        capacity_add(ctx->cap, tabs[i].ot.name, 0, tabs[i].units);
         if (tabs[i].has_idx)
-            capacity_list_append(&cc, index_capacity_json(
-                json_object_get(req, "ReturnConsumedCapacity"),
-                tabs[i].ot.name, tabs[i].units, &tabs[i].set,
-                tabs[i].idx_units));
-        else
-            capacity_list_add(&cc, req, tabs[i].ot.name, tabs[i].units);
+            index_capacity_add(ctx->cap, tabs[i].ot.name, &tabs[i].set,
+                               tabs[i].idx_units);
     }
     if (batch_outcome(&p, err) != 0)
         goto out;
@@ -836,9 +807,6 @@ api_batch_write_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     out = json_object();
     json_object_set_new(out, "UnprocessedItems", unprocessed);
     unprocessed = NULL;
-    if (cc != NULL)
-        json_object_set_new(out, "ConsumedCapacity", cc);
-    cc = NULL;
     if (json_object_size(metrics) > 0)
         json_object_set(out, "ItemCollectionMetrics", metrics);
     *resp = out;
@@ -848,7 +816,6 @@ out:
     ddb_err_clear(&p.refusal);
     json_decref(metrics);
     json_decref(unprocessed);
-    json_decref(cc);
     json_decref(out);
     for (i = 0; i < ntabs; i++)
         bw_table_fini(&tabs[i]);

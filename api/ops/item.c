@@ -64,32 +64,25 @@ prepare(struct write_req *w, struct ddb_err *err)
 
 /*
  * The reply of a single-item write: Attributes (ReturnValues), the table's
- * write units plus its indexes' as ConsumedCapacity (throttling.md 2-3),
+ * write units plus its indexes' recorded for ConsumedCapacity
+ * (throttling.md 2-3),
  * ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE, tables with
  * LSIs). *resp is a new reference.
  */
 static int
-reply(struct write_req *w, const struct table_ref *tr,
+reply(struct api_ctx *ctx, struct write_req *w, const struct table_ref *tr,
       const struct item_key *k, const double *idx_units, json_t **resp,
       struct ddb_err *err)
 {
     const json_t *req = w->params;
-    json_t *out = json_object(), *cc, *m;
+    json_t *out = json_object(), *m;
 
     if (w->attrs != NULL) {
         json_object_set_new(out, "Attributes", w->attrs);
         w->attrs = NULL;
     }
-    if (w->set == NULL) {
-        op_add_capacity(out, req, tr->name, write_units(w));
-    } else {
-        cc = index_capacity_json(json_object_get(req,
-                                                 "ReturnConsumedCapacity"),
-                                 tr->name, write_units(w), w->set,
-                                 idx_units);
-        if (cc != NULL)
-            json_object_set_new(out, "ConsumedCapacity", cc);
-    }
+    capacity_add(ctx->cap, tr->name, 0, write_units(w));
+    index_capacity_add(ctx->cap, tr->name, w->set, idx_units);
     if (w->set != NULL &&
         json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
                     "SIZE")) {
@@ -124,7 +117,7 @@ write_item(struct api_ctx *ctx, struct write_req *w, json_t **resp,
         goto out;
     w->rv = write_rv_of(w->params);
     if (write_single(ctx, w, &tr, &k, idx_units, err) != 0 ||
-        reply(w, &tr, &k, idx_units, resp, err) != 0)
+        reply(ctx, w, &tr, &k, idx_units, resp, err) != 0)
         goto out;
     rc = 0;
 out:
@@ -244,7 +237,7 @@ api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
         else
             json_object_set(out, "Item", item);
     }
-    op_add_capacity(out, req, ot.name, capacity_read_units(size, consistent));
+    capacity_add(ctx->cap, ot.name, capacity_read_units(size, consistent), 0);
     *resp = out;
     out = NULL;
     rc = 0;

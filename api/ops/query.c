@@ -735,21 +735,17 @@ page_reply(struct read_req *r, struct page *pg)
         json_object_set(resp, "LastEvaluatedKey", pg->lek);
     json_object_set_new(resp, "ScannedCount", json_integer(pg->scanned));
     if (r->idx == NULL) {
-        op_add_capacity(resp, r->req, r->ot.name,
-                        capacity_read_units(pg->bytes, r->consistent));
+        capacity_add(r->ctx->cap, r->ot.name,
+                     capacity_read_units(pg->bytes, r->consistent), 0);
     } else {
-        double units[INDEX_MAX] = { 0 };
-        json_t *cc;
-
-        units[r->idx - r->iset.idx] =
-            capacity_read_units(pg->bytes, r->consistent);
-        cc = index_capacity_json(
-            json_object_get(r->req, "ReturnConsumedCapacity"), r->ot.name,
-            pg->fetched > 0 ? capacity_read_units(pg->fetched, r->consistent)
-                            : 0.0,
-            &r->iset, units);
-        if (cc != NULL)
-            json_object_set_new(resp, "ConsumedCapacity", cc);
+        capacity_add(r->ctx->cap, r->ot.name,
+                     pg->fetched > 0 ? capacity_read_units(pg->fetched,
+                                                           r->consistent)
+                                     : 0.0,
+                     0);
+        capacity_add_index(r->ctx->cap, r->ot.name, r->idx->name,
+                           r->idx->global,
+                           capacity_read_units(pg->bytes, r->consistent));
     }
     return resp;
 }

@@ -129,67 +129,6 @@ check_duplicates(const struct titem *ti, const struct item_key *keys,
 }
 
 /* ------------------------------------------------------------------------
- * Consumed capacity: one entry per table in order of first appearance,
- * transactional units (double), split into read and write units.
- * ---------------------------------------------------------------------- */
-
-struct tcap {
-    const char *table;              /* borrowed */
-    double read, write;
-};
-
-static void
-cap_add(struct tcap *c, size_t *nc, const char *table, double read,
-        double write)
-{
-    size_t i;
-
-    for (i = 0; i < *nc; i++)
-        if (strcmp(c[i].table, table) == 0)
-            break;
-    if (i == *nc) {
-        c[i].table = table;
-        c[i].read = c[i].write = 0;
-        (*nc)++;
-    }
-    c[i].read += read;
-    c[i].write += write;
-}
-
-static json_t *
-cap_units(const struct tcap *c)
-{
-    json_t *o = json_pack("{s:f}", "CapacityUnits", c->read + c->write);
-
-    if (c->read > 0)
-        json_object_set_new(o, "ReadCapacityUnits", json_real(c->read));
-    if (c->write > 0)
-        json_object_set_new(o, "WriteCapacityUnits", json_real(c->write));
-    return o;
-}
-
-/* The ConsumedCapacity list for mode (TOTAL or INDEXES), NULL for none. */
-static json_t *
-cap_json(const json_t *req, const struct tcap *c, size_t nc)
-{
-    const json_t *mode = json_object_get(req, "ReturnConsumedCapacity");
-    json_t *list;
-
-    if (!json_str_is(mode, "TOTAL") && !json_str_is(mode, "INDEXES"))
-        return NULL;
-    list = json_array();
-    for (size_t i = 0; i < nc; i++) {
-        json_t *e = cap_units(&c[i]);
-
-        json_object_set_new(e, "TableName", json_string(c[i].table));
-        if (json_str_is(mode, "INDEXES"))
-            json_object_set_new(e, "Table", cap_units(&c[i]));
-        json_array_append_new(list, e);
-    }
-    return list;
-}
-
-/* ------------------------------------------------------------------------
  * ClientRequestToken: completed requests are remembered for 10 minutes,
  * per store (two servers in one process do not share tokens).
  * ---------------------------------------------------------------------- */
@@ -931,20 +870,20 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
     const json_t *list = json_object_get(req, "TransactItems");
     const char *token = json_string_value(
         json_object_get(req, "ClientRequestToken"));
-    size_t n = json_array_size(list), total = 0, nc = 0;
+    size_t n = json_array_size(list), total = 0;
     struct titem *ti = titems_new(n);
     struct item_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
     struct stxn_op *ops = NULL;
-    struct tcap *cap = xcalloc(n ? n : 1, sizeof(*cap));
-    struct tcap *rcap = xcalloc(n ? n : 1, sizeof(*rcap));
+    struct capacity reads;
     struct gate_ticket *th = NULL;
     struct txn_inflight_hold hold = { 0 };
-    json_t *out = NULL, *cc;
+    json_t *out = NULL;
     char *canon = NULL;
     bool token_held = false, ok = false;
-    size_t nrc = 0, nops = 0;
+    size_t nops = 0;
     int rc = -1, t;
 
+    capacity_init(&reads);
     if (check_items_list(list, n, err) != 0)
         goto out;
     for (size_t i = 0; i < n; i++) {
@@ -1067,20 +1006,18 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
                                                      : ti[i].w.old_size;
 
         if (ti[i].kind == TK_CHECK)
-            cap_add(cap, &nc, ti[i].ot.name,
-                    2 * capacity_read_units(ti[i].w.old_size, true), 0);
+            capacity_add(ctx->cap, ti[i].ot.name,
+                         2 * capacity_read_units(ti[i].w.old_size, true), 0);
         else
-            cap_add(cap, &nc, ti[i].ot.name, 0,
-                    2 * capacity_write_units(big) + index_units(&ti[i]));
-        cap_add(rcap, &nrc, ti[i].ot.name,
-                2 * capacity_read_units(big, true), 0);
+            capacity_add(ctx->cap, ti[i].ot.name, 0,
+                         2 * capacity_write_units(big) +
+                             index_units(&ti[i]));
+        capacity_add(&reads, ti[i].ot.name,
+                     2 * capacity_read_units(big, true), 0);
     }
     for (size_t i = 0; i < n; i++)
         gsi_gate_charge(ctx, &ti[i].gate);
     out = json_object();
-    cc = cap_json(req, cap, nc);
-    if (cc != NULL)
-        json_object_set_new(out, "ConsumedCapacity", cc);
     if (json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
                "SIZE")) {
         json_t *m = txn_collection_metrics(ti, keys, n, err);
@@ -1097,17 +1034,16 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
 out:
     txn_inflight_release(&hold);
     if (token_held) {
-        struct tcap *c = rcap;
-        json_t *reads = json_array();
+        /* A replay answers with what the first call read (TOTAL). */
+        json_t *total_mode = json_string("TOTAL");
 
-        for (size_t i = 0; ok && i < nrc; i++) {
-            json_t *e = cap_units(&c[i]);
-
-            json_object_set_new(e, "TableName", json_string(c[i].table));
-            json_array_append_new(reads, e);
-        }
-        token_end(ctx, token, ok, reads);
+        token_end(ctx, token, ok,
+                  ok ? capacity_report(&reads, total_mode,
+                                       CAPACITY_LIST | CAPACITY_SPLIT)
+                     : NULL);
+        json_decref(total_mode);
     }
+    capacity_fini(&reads);
     for (size_t i = 0; th != NULL && i < n; i++) {
         size_t big = ti[i].w.new_size > ti[i].w.old_size ? ti[i].w.new_size
                                                      : ti[i].w.old_size;
@@ -1125,8 +1061,6 @@ out:
             ddb_err_clear(&ops[i].err);
     free(ops);
     free(canon);
-    free(cap);
-    free(rcap);
     free(keys);
     json_decref(out);
     titems_free(ti, n);
@@ -1160,15 +1094,14 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
                        json_t **resp, struct ddb_err *err)
 {
     const json_t *list = json_object_get(req, "TransactItems");
-    size_t n = json_array_size(list), total = 0, nc = 0;
+    size_t n = json_array_size(list), total = 0;
     struct titem *ti = titems_new(n);
     struct item_key *keys = xcalloc(n ? n : 1, sizeof(*keys));
     struct stable **tables = xcalloc(n ? n : 1, sizeof(*tables));
     const struct item_key **kp = xcalloc(n ? n : 1, sizeof(*kp));
     json_t **items = xcalloc(n ? n : 1, sizeof(*items));
-    struct tcap *cap = xcalloc(n ? n : 1, sizeof(*cap));
     struct gate_ticket *th = NULL;
-    json_t *out = NULL, *responses, *cc;
+    json_t *out = NULL, *responses;
     int rc = -1;
 
     if (check_items_list(list, n, err) != 0)
@@ -1217,8 +1150,8 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
                                     ? expr_project(ti[i].proj, items[i])
                                     : json_incref(items[i]));
         json_array_append_new(responses, r);
-        cap_add(cap, &nc, ti[i].ot.name,
-                2 * capacity_read_units(size, true), 0);
+        capacity_add(ctx->cap, ti[i].ot.name,
+                     2 * capacity_read_units(size, true), 0);
     }
     if (total > TXN_SIZE_MAX) {
         json_decref(responses);
@@ -1226,9 +1159,6 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
         goto out;
     }
     out = json_object();
-    cc = cap_json(req, cap, nc);
-    if (cc != NULL)
-        json_object_set_new(out, "ConsumedCapacity", cc);
     json_object_set_new(out, "Responses", responses);
     *resp = out;
     out = NULL;
@@ -1245,7 +1175,6 @@ out:
     free(kp);
     free(tables);
     free(keys);
-    free(cap);
     json_decref(out);
     titems_free(ti, n);
     return rc;

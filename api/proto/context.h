@@ -14,6 +14,8 @@
 #include "conf/conf.h"
 #include "storage/storage.h"
 
+struct capacity;
+
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
 struct faults;
@@ -38,6 +40,9 @@ uint64_t api_now_ms(struct api_server *srv);
 /* Per request. */
 struct api_ctx {
     struct api_server *srv;
+    struct capacity *cap;           /* what the request consumed, rendered
+                                       as ConsumedCapacity by dispatch
+                                       (capacity.h); NULL: not recorded */
     const char *region;             /* from the credential scope */
     const char *access_key;
     uint64_t now_ms;                /* wall clock at request start */

@@ -200,6 +200,24 @@ START_TEST(test_index_plan_units)
 }
 END_TEST
 
+/* The ConsumedCapacity of a request that consumed table_units on T and
+ * units[i] on index i of set, for mode (the ledger's call form). */
+static json_t *
+index_capacity_json(const json_t *mode, const char *table,
+                    double table_units, const struct index_set *s,
+                    const double *units)
+{
+    struct capacity c;
+    json_t *cc;
+
+    capacity_init(&c);
+    capacity_add(&c, table, 0, table_units);
+    index_capacity_add(&c, table, s, units);
+    cc = capacity_report(&c, mode, 0);
+    capacity_fini(&c);
+    return cc;
+}
+
 START_TEST(test_index_capacity_json)
 {
     double units[INDEX_MAX] = { 2.0 };
