@@ -13,6 +13,7 @@
 #include "api/proto/error.h"
 #include "api/proto/validate.h"
 #include "api/tables/tables.h"
+#include "api/throttle/gate.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
 
@@ -24,26 +25,26 @@
 
 /* Sorted by name (strcmp order): api_lookup() depends on it. */
 static const struct api_op api_ops[] = {
-    { "BatchGetItem", api_batch_get_item, API_READ | CAP_LIST },
-    { "BatchWriteItem", api_batch_write_item, API_WRITE | CAP_LIST },
-    { "CreateTable", api_create_table, API_DDL },
-    { "DeleteItem", api_delete_item, API_WRITE | CAP },
-    { "DeleteTable", api_delete_table, API_DDL },
-    { "DescribeContributorInsights", api_describe_contributor_insights,
+    { "BatchGetItem", api_batch_get_item, NULL, API_READ | CAP_LIST },
+    { "BatchWriteItem", api_batch_write_item, NULL, API_WRITE | CAP_LIST },
+    { "CreateTable", api_create_table, NULL, API_DDL },
+    { "DeleteItem", NULL, &item_op_delete, API_WRITE | CAP },
+    { "DeleteTable", api_delete_table, NULL, API_DDL },
+    { "DescribeContributorInsights", api_describe_contributor_insights, NULL,
       API_DDL },
-    { "DescribeTable", api_describe_table, API_DDL },
-    { "GetItem", api_get_item, API_READ | CAP },
-    { "ListContributorInsights", api_list_contributor_insights, API_DDL },
-    { "ListTables", api_list_tables, API_DDL },
-    { "PutItem", api_put_item, API_WRITE | CAP },
-    { "Query", api_query, API_READ | CAP },
-    { "Scan", api_scan, API_READ | CAP },
-    { "TransactGetItems", api_transact_get_items, API_READ | CAP_TXN },
-    { "TransactWriteItems", api_transact_write_items, API_WRITE | CAP_TXN },
-    { "UpdateContributorInsights", api_update_contributor_insights,
+    { "DescribeTable", api_describe_table, NULL, API_DDL },
+    { "GetItem", NULL, &item_op_get, API_READ | CAP },
+    { "ListContributorInsights", api_list_contributor_insights, NULL, API_DDL },
+    { "ListTables", api_list_tables, NULL, API_DDL },
+    { "PutItem", NULL, &item_op_put, API_WRITE | CAP },
+    { "Query", api_query, NULL, API_READ | CAP },
+    { "Scan", api_scan, NULL, API_READ | CAP },
+    { "TransactGetItems", api_transact_get_items, NULL, API_READ | CAP_TXN },
+    { "TransactWriteItems", api_transact_write_items, NULL, API_WRITE | CAP_TXN },
+    { "UpdateContributorInsights", api_update_contributor_insights, NULL,
       API_DDL },
-    { "UpdateItem", api_update_item, API_WRITE | CAP },
-    { "UpdateTable", api_update_table, API_DDL },
+    { "UpdateItem", NULL, &item_op_update, API_WRITE | CAP },
+    { "UpdateTable", api_update_table, NULL, API_DDL },
 };
 
 static int
@@ -170,6 +171,46 @@ admit_call(const struct api_call *call, json_t *req, bool have_body,
     return op;
 }
 
+/*
+ * An item operation's steps (api.h): its checks, the table, the checks
+ * against it, admission on the item's partition, the run, the charge (a
+ * failed run consumes too), the table's units recorded for
+ * ConsumedCapacity, then the reply.
+ */
+static int
+run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
+            const json_t *req, json_t **resp, struct ddb_err *err)
+{
+    void *st = xcalloc(1, io->state_size);
+    struct table_ref tr = { 0 };
+    struct api_admit adm = { 0 };
+    struct gate_ticket th;
+    double units;
+    int rc = -1;
+
+    gate_init(&th);
+    if (io->prepare(ctx, req, st, err) != 0 ||
+        table_ref_open(ctx, req, &tr, err) != 0 ||
+        io->resolve(ctx, st, &tr, &adm, err) != 0 ||
+        gate_admit(ctx, tr.t, adm.key,
+                   adm.write ? THROTTLE_WRITE : THROTTLE_READ, adm.need, &th,
+                   err) != 0)
+        goto out;
+    rc = io->run(ctx, st, &tr, err);
+    units = io->units(st);
+    gate_charge(ctx, &th, units);
+    if (rc == 0) {
+        capacity_add(ctx->cap, tr.name, adm.write ? 0 : units,
+                     adm.write ? units : 0);
+        rc = io->reply(ctx, st, &tr, resp, err);
+    }
+out:
+    io->fini(st);
+    free(st);
+    table_ref_close(&tr);
+    return rc;
+}
+
 /* The capacity flags of op as capacity_report() takes them. */
 static unsigned
 capacity_flags(const struct api_op *op)
@@ -208,7 +249,8 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     ctx.access_key = call->access_key;
     ctx.now_ms = api_now_ms(srv);
     ctx.cap = &cap;
-    rc = op->handler(&ctx, req, &resp, &err);
+    rc = op->item != NULL ? run_item_op(&ctx, op->item, req, &resp, &err)
+                          : op->handler(&ctx, req, &resp, &err);
     validate_forget();                  /* whatever the handler left */
     if (rc != 0) {
         if (err.type == DDB_OK)

@@ -33,10 +33,50 @@ enum {
 };
 
 struct api_schema;                  /* proto/validate.h */
+struct table_ref;                   /* tables/tables.h */
+struct item_key;                    /* storage/storage.h */
 
+/* What an item operation asks the throttle for before it runs. */
+struct api_admit {
+    const struct item_key *key;     /* borrowed from the operation's state */
+    bool write;                     /* a write (else a read) */
+    double need;                    /* the least the call can cost */
+};
+
+/*
+ * An operation on one item of one table (GetItem, PutItem, UpdateItem,
+ * DeleteItem): dispatch runs the steps between these callbacks (tmux's
+ * command entries, resolved by its queue before exec). st is the
+ * operation's state, state_size bytes, zeroed, freed by dispatch after
+ * fini.
+ */
+struct api_item_op {
+    size_t state_size;
+    /* The request's own checks, in DynamoDB's order, before the table. */
+    int (*prepare)(struct api_ctx *ctx, const json_t *req, void *st,
+                   struct ddb_err *err);
+    /* The checks against the table tr; fill the admission. */
+    int (*resolve)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+                   struct api_admit *adm, struct ddb_err *err);
+    /* Do it, once admitted. */
+    int (*run)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+               struct ddb_err *err);
+    /* The units the table's own partition consumed, charged and recorded
+     * for ConsumedCapacity; asked after run whatever it returned (a failed
+     * condition still consumes). 0 when nothing ran. */
+    double (*units)(const void *st);
+    /* The reply after a successful run: *resp a new reference. */
+    int (*reply)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+                 json_t **resp, struct ddb_err *err);
+    void (*fini)(void *st);
+};
+
+/* One operation: a handler that runs it all, or an item operation's
+ * steps. */
 struct api_op {
     const char *name;               /* X-Amz-Target suffix: "PutItem" */
-    api_handler *handler;
+    api_handler *handler;           /* NULL for an item operation */
+    const struct api_item_op *item; /* NULL for a handler */
     unsigned flags;                 /* API_* */
 };
 
@@ -67,12 +107,15 @@ struct api_reply {
  * Run call through the steps every operation shares, in DynamoDB's order:
  * the body's JSON (SerializationException), the operation
  * (UnknownOperationException), the signature (MissingAuthentication
- * TokenException), the request's shape (validate.h), then the handler
- * with a fresh context, which resolves its table and admits and charges
- * its work through the gates (throttle/gate.h) as DynamoDB's order of
- * checks allows, recording what it consumed; last, on success, the
- * ConsumedCapacity member rendered from that record (unless the handler
- * answered it itself). Fills out; never fails.
+ * TokenException), the request's shape (validate.h); then, with a fresh
+ * context, an item operation's steps: its own checks, the table
+ * (ResourceNotFoundException), the checks against it, admission on the
+ * item's partition, the run, the charge; or a handler that opens its
+ * tables and admits and charges each item through the same gates
+ * (throttle/gate.h), because a batch's second item must see what its
+ * first consumed. Every step records what it consumed; last, on success,
+ * the ConsumedCapacity member is rendered from that record (unless the
+ * handler answered it itself). Fills out; never fails.
  */
 void api_dispatch(struct api_server *srv, const struct api_call *call,
                   struct api_reply *out);

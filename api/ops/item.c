@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* item.c - PutItem, GetItem, UpdateItem and DeleteItem. The three writes
- * are thin over the shared write path (write.h): DynamoDB's request checks
- * in its order, then the table, then one read-modify-write. */
+/* item.c - GetItem, PutItem, UpdateItem and DeleteItem as item operations:
+ * the steps api_dispatch() runs (checks, table, admission, run, charge),
+ * the three writes thin over the shared write path (write.h). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -26,17 +26,141 @@
  */
 
 /* ------------------------------------------------------------------------
+ * GetItem
+ * ---------------------------------------------------------------------- */
+
+struct get_state {
+    const json_t *req;              /* borrowed: the request */
+    struct req_exprs x;
+    struct expr *proj;              /* owned; NULL: the whole item */
+    json_t *key;                    /* owned: the validated Key map */
+    bool consistent;
+    struct item_key k;
+    json_t *item;                   /* owned: what was read, or NULL */
+};
+
+static int
+get_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
+            struct ddb_err *err)
+{
+    struct get_state *g = arg;
+
+    (void)ctx;
+    g->req = req;
+    req_exprs_init(&g->x);
+    g->consistent = json_is_true(json_object_get(req, "ConsistentRead"));
+    if (req_exprs_begin_op(&g->x, req, "GetItem", err) != 0 ||
+        item_copy_validate(req, "Key", &g->key, err) != 0)
+        return -1;
+    if (g->key == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                           "detected: Value null at 'key' failed to satisfy "
+                           "constraint: Member must not be null");
+    if (req_exprs_parse(&g->x, req, EXPR_PROJECTION, NULL, &g->proj,
+                        err) != 0)
+        return -1;
+    return req_exprs_check_unused(&g->x, req, err);
+}
+
+static int
+get_resolve(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
+            struct api_admit *adm, struct ddb_err *err)
+{
+    struct get_state *g = arg;
+
+    (void)ctx;
+    if (item_key_build(&tr->ks, g->key, true, &g->k, err) != 0 ||
+        req_check_key_scalars(g->req, "ProjectionExpression", &tr->ks,
+                              err) != 0)
+        return -1;
+    adm->key = &g->k;
+    adm->write = false;
+    adm->need = capacity_read_units(0, g->consistent);
+    return 0;
+}
+
+static int
+get_run(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
+        struct ddb_err *err)
+{
+    struct get_state *g = arg;
+
+    (void)ctx;
+    return stable_get(tr->t, &g->k, &g->item, err);
+}
+
+/* A missing item still costs one read step (half when eventually
+ * consistent). */
+static double
+get_units(const void *arg)
+{
+    const struct get_state *g = arg;
+
+    return capacity_read_units(g->item != NULL ? item_size(g->item) : 0,
+                               g->consistent);
+}
+
+/* {"Item": ...} projected, or {} when there is no such item. */
+static int
+get_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
+          json_t **resp, struct ddb_err *err)
+{
+    struct get_state *g = arg;
+    json_t *out = json_object();
+
+    (void)ctx;
+    (void)tr;
+    (void)err;
+    if (g->item != NULL)
+        json_object_set_new(out, "Item",
+                            g->proj != NULL ? expr_project(g->proj, g->item)
+                                            : json_incref(g->item));
+    *resp = out;
+    return 0;
+}
+
+static void
+get_fini(void *arg)
+{
+    struct get_state *g = arg;
+
+    json_decref(g->item);
+    json_decref(g->key);
+    expr_free(g->proj);
+    req_exprs_fini(&g->x);
+}
+
+/* GetItem: one item by its full primary key, optionally projected. */
+const struct api_item_op item_op_get = {
+    .state_size = sizeof(struct get_state),
+    .prepare = get_prepare,
+    .resolve = get_resolve,
+    .run = get_run,
+    .units = get_units,
+    .reply = get_reply,
+    .fini = get_fini,
+};
+
+/* ------------------------------------------------------------------------
  * PutItem, UpdateItem, DeleteItem
  * ---------------------------------------------------------------------- */
+
+struct write_state {
+    struct write_req w;
+    struct item_key k;
+    double idx_units[INDEX_MAX];    /* the indexes' write units */
+};
 
 static const char *const write_op_names[] = {
     [WRITE_PUT] = "PutItem", [WRITE_UPDATE] = "UpdateItem",
     [WRITE_DELETE] = "DeleteItem",
 };
 
-/* The request-only checks of a single-item write, in DynamoDB's order. */
+/* The request-only checks of a single-item write, in DynamoDB's order:
+ * the expression/legacy mix, Item or Key, ReturnValues (Put, Delete),
+ * the item's size (Put), then the expressions. */
 static int
-prepare(struct write_req *w, struct ddb_err *err)
+write_prepare(struct write_req *w, struct ddb_err *err)
 {
     const json_t *rv = json_object_get(w->params, "ReturnValues");
 
@@ -62,32 +186,105 @@ prepare(struct write_req *w, struct ddb_err *err)
     return write_parse_exprs(w, err);
 }
 
+static int
+put_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
+            struct ddb_err *err)
+{
+    struct write_state *s = arg;
+
+    (void)ctx;
+    write_req_init(&s->w, WRITE_PUT, req);
+    return write_prepare(&s->w, err);
+}
+
+static int
+update_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
+               struct ddb_err *err)
+{
+    struct write_state *s = arg;
+
+    (void)ctx;
+    write_req_init(&s->w, WRITE_UPDATE, req);
+    /* validate_request() already did the request checks without an
+     * error: take its results rather than redo them. */
+    if (validate_take_update(req, &s->w.x, &s->w.upd, &s->w.cond,
+                             &s->w.key))
+        return 0;
+    return write_prepare(&s->w, err);
+}
+
+static int
+delete_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
+               struct ddb_err *err)
+{
+    struct write_state *s = arg;
+
+    (void)ctx;
+    write_req_init(&s->w, WRITE_DELETE, req);
+    return write_prepare(&s->w, err);
+}
+
+/* The key and the table's indexes, an item an ongoing transaction holds;
+ * a Put admits at its item's units, Update and Delete at 1. */
+static int
+write_state_resolve(struct api_ctx *ctx, void *arg,
+                    const struct table_ref *tr, struct api_admit *adm,
+                    struct ddb_err *err)
+{
+    struct write_state *s = arg;
+
+    if (write_resolve(ctx, &s->w, tr, &s->k, err) != 0 ||
+        write_check_held(ctx, tr, &s->k, err) != 0)
+        return -1;
+    s->w.rv = write_rv_of(s->w.params);
+    adm->key = &s->k;
+    adm->write = true;
+    adm->need = s->w.kind == WRITE_PUT ? capacity_write_units(s->w.size)
+                                       : 1;
+    return 0;
+}
+
+static int
+write_state_run(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
+                struct ddb_err *err)
+{
+    struct write_state *s = arg;
+
+    return write_run(ctx, &s->w, tr, &s->k, s->idx_units, err);
+}
+
+static double
+write_state_units(const void *arg)
+{
+    const struct write_state *s = arg;
+
+    return write_units(&s->w);
+}
+
 /*
- * The reply of a single-item write: Attributes (ReturnValues), the table's
- * write units plus its indexes' recorded for ConsumedCapacity
- * (throttling.md 2-3),
+ * The reply of a single-item write: Attributes (ReturnValues), the
+ * indexes' write units recorded for ConsumedCapacity (throttling.md 2-3),
  * ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE, tables with
- * LSIs). *resp is a new reference.
+ * LSIs).
  */
 static int
-reply(struct api_ctx *ctx, struct write_req *w, const struct table_ref *tr,
-      const struct item_key *k, const double *idx_units, json_t **resp,
-      struct ddb_err *err)
+write_state_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
+                  json_t **resp, struct ddb_err *err)
 {
-    const json_t *req = w->params;
+    struct write_state *s = arg;
+    struct write_req *w = &s->w;
     json_t *out = json_object(), *m;
 
     if (w->attrs != NULL) {
         json_object_set_new(out, "Attributes", w->attrs);
         w->attrs = NULL;
     }
-    capacity_add(ctx->cap, tr->name, 0, write_units(w));
-    index_capacity_add(ctx->cap, tr->name, w->set, idx_units);
+    index_capacity_add(ctx->cap, tr->name, w->set, s->idx_units);
     if (w->set != NULL &&
-        json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
+        json_str_is(json_object_get(w->params, "ReturnItemCollectionMetrics"),
                     "SIZE")) {
         ddb_err_clear(err);
-        m = index_collection_metrics(w->set, tr->t, k,
+        m = index_collection_metrics(w->set, tr->t, &s->k,
                                      w->item != NULL ? w->item : w->key,
                                      err);
         if (m == NULL && err->type != DDB_OK) {
@@ -101,154 +298,31 @@ reply(struct api_ctx *ctx, struct write_req *w, const struct table_ref *tr,
     return 0;
 }
 
-/* A prepared single-item write: the table, then the write itself. */
-static int
-write_item(struct api_ctx *ctx, struct write_req *w, json_t **resp,
-           struct ddb_err *err)
+static void
+write_state_fini(void *arg)
 {
-    struct table_ref tr = { 0 };
-    double idx_units[INDEX_MAX];
-    struct item_key k;
-    int rc = -1;
+    struct write_state *s = arg;
 
-    if (table_ref_open(ctx, w->params, &tr, err) != 0)
-        goto out;
-    if (write_resolve(ctx, w, &tr, &k, err) != 0)
-        goto out;
-    w->rv = write_rv_of(w->params);
-    if (write_single(ctx, w, &tr, &k, idx_units, err) != 0 ||
-        reply(ctx, w, &tr, &k, idx_units, resp, err) != 0)
-        goto out;
-    rc = 0;
-out:
-    table_ref_close(&tr);
-    return rc;
+    write_req_fini(&s->w);
+}
+
+#define WRITE_ITEM_OP(prepare_fn) {                                         \
+    .state_size = sizeof(struct write_state),                               \
+    .prepare = prepare_fn,                                                  \
+    .resolve = write_state_resolve,                                         \
+    .run = write_state_run,                                                 \
+    .units = write_state_units,                                             \
+    .reply = write_state_reply,                                             \
+    .fini = write_state_fini,                                               \
 }
 
 /* PutItem: replace the whole item, optionally under a condition;
  * Attributes (ReturnValues ALL_OLD) only when an item was replaced. */
-int
-api_put_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
-             struct ddb_err *err)
-{
-    struct write_req w;
-    int rc;
-
-    write_req_init(&w, WRITE_PUT, req);
-    rc = prepare(&w, err) == 0 ? write_item(ctx, &w, resp, err) : -1;
-    write_req_fini(&w);
-    return rc;
-}
-
-/*
- * UpdateItem: edit (or create) one item with UpdateExpression or the
- * legacy AttributeUpdates, optionally under a condition. ReturnValues may
- * be any of the five modes; UPDATED_* project the written paths.
- */
-int
-api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
-                struct ddb_err *err)
-{
-    struct write_req w;
-    int rc = -1;
-
-    write_req_init(&w, WRITE_UPDATE, req);
-    /* validate_request() already did the request checks without an
-     * error: take its results rather than redo them. */
-    if (validate_take_update(req, &w.x, &w.upd, &w.cond, &w.key) ||
-        prepare(&w, err) == 0)
-        rc = write_item(ctx, &w, resp, err);
-    write_req_fini(&w);
-    return rc;
-}
-
+const struct api_item_op item_op_put = WRITE_ITEM_OP(put_prepare);
+/* UpdateItem: edit (or create) one item with UpdateExpression or the
+ * legacy AttributeUpdates, optionally under a condition; any of the five
+ * ReturnValues, UPDATED_* projecting the written paths. */
+const struct api_item_op item_op_update = WRITE_ITEM_OP(update_prepare);
 /* DeleteItem: remove one item by key, optionally under a condition;
  * Attributes (ReturnValues ALL_OLD) only when an item was deleted. */
-int
-api_delete_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
-                struct ddb_err *err)
-{
-    struct write_req w;
-    int rc;
-
-    write_req_init(&w, WRITE_DELETE, req);
-    rc = prepare(&w, err) == 0 ? write_item(ctx, &w, resp, err) : -1;
-    write_req_fini(&w);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------
- * GetItem
- * ---------------------------------------------------------------------- */
-
-/*
- * GetItem: one item by its full primary key, optionally projected. A
- * missing item gives {} (no Item member) and still costs one read step
- * (half when eventually consistent).
- */
-int
-api_get_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
-             struct ddb_err *err)
-{
-    struct req_exprs x;
-    struct table_ref ot = { 0 };
-    struct expr *proj = NULL;
-    struct item_key k;
-    json_t *key = NULL, *item = NULL, *out = NULL;
-    struct gate_ticket th;
-    bool consistent;
-    size_t size = 0;
-    int rc = -1;
-
-    gate_init(&th);
-    consistent = json_is_true(json_object_get(req, "ConsistentRead"));
-
-    req_exprs_init(&x);
-    if (req_exprs_begin_op(&x, req, "GetItem", err) != 0)
-        goto out;
-    if (item_copy_validate(req, "Key", &key, err) != 0)
-        goto out;
-    if (key == NULL) {
-        ddb_err_set(err, DDB_VALIDATION, "1 validation error detected: "
-                    "Value null at 'key' failed to satisfy constraint: "
-                    "Member must not be null");
-        goto out;
-    }
-    if (req_exprs_parse(&x, req, EXPR_PROJECTION, NULL, &proj, err) != 0 ||
-        req_exprs_check_unused(&x, req, err) != 0)
-        goto out;
-
-    if (table_ref_open(ctx, req, &ot, err) != 0)
-        goto out;
-    if (item_key_build(&ot.ks, key, true, &k, err) != 0 ||
-        req_check_key_scalars(req, "ProjectionExpression", &ot.ks, err) != 0)
-        goto out;
-    if (gate_admit(ctx, ot.t, &k, THROTTLE_READ,
-                          capacity_read_units(0, consistent), &th,
-                          err) != 0 ||
-        stable_get(ot.t, &k, &item, err) != 0)
-        goto out;
-
-    out = json_object();
-    if (item != NULL) {
-        size = item_size(item);
-        if (proj != NULL)
-            json_object_set_new(out, "Item", expr_project(proj, item));
-        else
-            json_object_set(out, "Item", item);
-    }
-    capacity_add(ctx->cap, ot.name, capacity_read_units(size, consistent), 0);
-    *resp = out;
-    out = NULL;
-    rc = 0;
-out:
-    gate_charge(ctx, &th, capacity_read_units(size, consistent));
-    json_decref(out);
-    json_decref(item);
-    json_decref(key);
-    expr_free(proj);
-    req_exprs_fini(&x);
-    table_ref_close(&ot);
-    return rc;
-}
-
+const struct api_item_op item_op_delete = WRITE_ITEM_OP(delete_prepare);

@@ -3,9 +3,13 @@
 #ifndef SHARDLOCAL_OPS_OPS_H
 #define SHARDLOCAL_OPS_OPS_H
 
+#include "api/api.h"
 #include "api/proto/context.h"
 
-api_handler api_put_item, api_get_item, api_update_item, api_delete_item;
+/* Item operations: dispatch runs their steps (api.h). */
+extern const struct api_item_op item_op_get, item_op_put, item_op_update,
+    item_op_delete;
+
 api_handler api_query, api_scan;
 api_handler api_batch_get_item, api_batch_write_item;
 api_handler api_transact_get_items, api_transact_write_items;

@@ -414,44 +414,43 @@ write_units(const struct write_req *w)
 {
     size_t big = w->new_size > w->old_size ? w->new_size : w->old_size;
 
+    if (w->gsi_refused)
+        return 0;
     if (w->cond_failed)
         return w->kind == WRITE_PUT ? capacity_write_units(w->size) : 1.0;
     return capacity_write_units(big);
 }
 
 int
-write_single(struct api_ctx *ctx, struct write_req *w,
-             const struct table_ref *tr, const struct item_key *k,
-             double *idx_units, struct ddb_err *err)
+write_check_held(struct api_ctx *ctx, const struct table_ref *tr,
+                 const struct item_key *k, struct ddb_err *err)
 {
-    struct gate_ticket th;
-    struct write_gate gate;
-    int rc = -1;
+    return txn_inflight_check(ctx, tr->name, k, err);
+}
 
-    gate_init(&th);
+int
+write_run(struct api_ctx *ctx, struct write_req *w,
+          const struct table_ref *tr, const struct item_key *k,
+          double *idx_units, struct ddb_err *err)
+{
+    struct write_gate gate;
+    int rc;
+
     memset(idx_units, 0, sizeof(double) * INDEX_MAX);
-    if (txn_inflight_check(ctx, tr->name, k, err) != 0 ||
-        gate_admit(ctx, tr->t, k, THROTTLE_WRITE,
-                   w->kind == WRITE_PUT ? capacity_write_units(w->size) : 1,
-                   &th, err) != 0)
-        return -1;
-    if (w->set == NULL) {
-        rc = stable_mutate(tr->t, k, write_apply, w, err);
-    } else {
-        /* The write is planned from the current item; before it commits,
-         * every GSI partition it changes must have write capacity
-         * (throttling.md 5) and an LSI item collection must stay under
-         * the limit: a refusal changes nothing and consumes nothing. */
-        write_gate_init(&gate, ctx, tr->name, w->set, tr->t, k);
-        rc = index_mutate_gated(w->set, tr->t, k, write_apply, w,
-                                write_gate_fn, &gate, idx_units, err);
-        if (rc == 0)
-            gsi_gate_charge(ctx, &gate.g);
-        else if (gate.throttled)
-            th.admitted = false;
-        gsi_gate_fini(&gate.g);
-    }
-    /* A failed condition still consumed (throttling.md 2). */
-    gate_charge(ctx, &th, write_units(w));
+    w->gsi_refused = false;
+    if (w->set == NULL)
+        return stable_mutate(tr->t, k, write_apply, w, err);
+    /* The write is planned from the current item; before it commits,
+     * every GSI partition it changes must have write capacity
+     * (throttling.md 5) and an LSI item collection must stay under the
+     * limit: a refusal changes nothing. */
+    write_gate_init(&gate, ctx, tr->name, w->set, tr->t, k);
+    rc = index_mutate_gated(w->set, tr->t, k, write_apply, w, write_gate_fn,
+                            &gate, idx_units, err);
+    if (rc == 0)
+        gsi_gate_charge(ctx, &gate.g);
+    else if (gate.throttled)
+        w->gsi_refused = true;
+    gsi_gate_fini(&gate.g);
     return rc;
 }

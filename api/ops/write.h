@@ -53,6 +53,7 @@ struct write_req {
     json_t *attrs;                  /* owned: the reply's Attributes */
     size_t old_size, new_size;      /* the item before and after */
     bool cond_failed;               /* the condition did not hold */
+    bool gsi_refused;               /* write_run: a GSI had no capacity */
 };
 
 /* Start w for a write of this kind on params (borrowed, outliving w). */
@@ -80,7 +81,8 @@ enum write_rv write_rv_of(const json_t *params);
  * the schema (from the PUT item, or the Key map), the item's index key
  * attributes, an update's key attributes (not updatable, scalars), and
  * the table's secondary indexes opened into w->set (unless CHECK). *k is
- * the storage key.
+ * the storage key. A transaction's own items are checked against other
+ * transactions elsewhere; single writes call write_check_held().
  */
 int write_resolve(struct api_ctx *ctx, struct write_req *w,
                   const struct table_ref *tr, struct item_key *k,
@@ -99,24 +101,27 @@ int write_resolve(struct api_ctx *ctx, struct write_req *w,
 int write_apply(void *arg, const json_t *old, json_t **new_item,
                 size_t *new_size, bool *keep, struct ddb_err *err);
 
+/* A single write on an item an ongoing transaction holds:
+ * TransactionConflictException (txn_inflight.h). */
+int write_check_held(struct api_ctx *ctx, const struct table_ref *tr,
+                     const struct item_key *k, struct ddb_err *err);
+
 /* The write units the table's own row consumed (throttling.md 2): the
  * larger of the old and new item, 1 KB steps, at least 1. A failed
  * condition consumes what the write would have: the new item for PUT,
- * 1 otherwise. */
+ * 1 otherwise; a write a GSI refused consumed nothing. */
 double write_units(const struct write_req *w);
 
 /*
- * PutItem, UpdateItem and DeleteItem after write_resolve: reject an item
- * an ongoing transaction holds (TransactionConflictException), admit the
- * write on its partition, apply it (with the index rows, GSI back-pressure
- * and the item collection limit when w->set) and charge it. idx_units
- * (INDEX_MAX entries, zeroed here) receives each index's write units for
- * ConsumedCapacity. On failure -1 with err; a failed condition still
- * consumes.
+ * Apply one admitted write on its own (PutItem, UpdateItem, DeleteItem):
+ * with the index rows when w->set, after GSI back-pressure and the item
+ * collection limit passed; a GSI refusal sets w->gsi_refused (nothing ran,
+ * nothing is consumed). idx_units (INDEX_MAX entries, zeroed here)
+ * receives each index's write units, which are charged to the GSIs here.
  */
-int write_single(struct api_ctx *ctx, struct write_req *w,
-                 const struct table_ref *tr, const struct item_key *k,
-                 double *idx_units, struct ddb_err *err);
+int write_run(struct api_ctx *ctx, struct write_req *w,
+              const struct table_ref *tr, const struct item_key *k,
+              double *idx_units, struct ddb_err *err);
 
 /* Fill err with ConditionalCheckFailedException "The conditional request
  * failed", attaching old (borrowed, copied; may be NULL) as the error's
