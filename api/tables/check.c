@@ -464,6 +464,29 @@ tables_check_projection(const json_t *idx, struct ddb_err *err)
     return 0;
 }
 
+/* DynamoDB says ProvisionedThroughput "is not" specified in CreateTable,
+ * "must be" in UpdateTable's GSI Create: missing is that wording. */
+int
+tables_check_gsi_billing(const json_t *idx, bool on_demand,
+                         const char *missing, struct ddb_err *err)
+{
+    const char *iname = tables_str(idx, "IndexName");
+    bool has_pt = json_has(idx, "ProvisionedThroughput");
+
+    if (on_demand && has_pt)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProvisionedThroughput should not be specified "
+                           "for index: %s when BillingMode is "
+                           "PAY_PER_REQUEST", iname);
+    if (!on_demand && !has_pt)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "ProvisionedThroughput %s specified for index: "
+                           "%s", missing, iname);
+    return 0;
+}
+
 /* Index upto of list (LSIs, then GSIs) must not reuse the name of one
  * before it. */
 static int
@@ -570,21 +593,11 @@ check_gsis(const json_t *req, const json_t *gsis, bool on_demand,
         if (tables_check_index_key(idx, defs, true, err) != 0 ||
             tables_check_projection(idx, err) != 0)
             return -1;
+        if (tables_check_gsi_billing(idx, on_demand, "is not", err) != 0)
+            return -1;
         pt = json_object_get(idx, "ProvisionedThroughput");
-        if (json_is_null(pt))
-            pt = NULL;
-        if (on_demand && pt != NULL)
-            return ddb_err_set(err, DDB_VALIDATION,
-                               "One or more parameter values were "
-                               "invalid: ProvisionedThroughput should "
-                               "not be specified for index: %s when "
-                               "BillingMode is PAY_PER_REQUEST", iname);
-        if (!on_demand && pt == NULL)
-            return ddb_err_set(err, DDB_VALIDATION,
-                               "One or more parameter values were "
-                               "invalid: ProvisionedThroughput is not "
-                               "specified for index: %s", iname);
-        if (pt != NULL && tables_read_throughput(pt, &r, &w, err) != 0)
+        if (json_has(idx, "ProvisionedThroughput") &&
+            tables_read_throughput(pt, &r, &w, err) != 0)
             return -1;
         if (check_on_demand(idx, on_demand, NULL, err) != 0 ||
             check_duplicate_name(req, "GlobalSecondaryIndexes", i, iname,

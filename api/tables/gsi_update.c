@@ -114,13 +114,12 @@ gsi_target(json_t *desc, const char *iname, const char *verb,
  * ---------------------------------------------------------------------- */
 
 /* The checks of a Create a against the table (desc): the index is new,
- * there is room, and its throughput matches the billing mode. */
+ * there is room, and its throughput fits the billing mode. */
 static int
 gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
                  struct ddb_err *err)
 {
     const char *iname = tables_str(a, "IndexName");
-    const json_t *pt = json_object_get(a, "ProvisionedThroughput");
 
     if (index_desc_gsi(desc, iname) != NULL || is_lsi(desc, iname))
         return ddb_err_set(err, DDB_VALIDATION,
@@ -132,20 +131,7 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
                            "One or more parameter values were invalid: "
                            "GlobalSecondaryIndex count exceeds the "
                            "per-table limit of %d", INDEX_GSI_MAX);
-    if (json_is_null(pt))
-        pt = NULL;
-    if (!on_demand && pt == NULL)
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values were invalid: "
-                           "ProvisionedThroughput must be specified for "
-                           "index: %s", iname);
-    if (on_demand && pt != NULL)
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values were invalid: "
-                           "ProvisionedThroughput should not be specified "
-                           "for index: %s when BillingMode is "
-                           "PAY_PER_REQUEST", iname);
-    return 0;
+    return tables_check_gsi_billing(a, on_demand, "must be", err);
 }
 
 /* The table's AttributeDefinitions plus the request's new ones (a

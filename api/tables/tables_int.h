@@ -138,6 +138,10 @@ json_t *tables_read_on_demand(const json_t *odt, struct ddb_err *err);
 int tables_check_index_key(const json_t *idx, const json_t *defs,
                            bool global, struct ddb_err *err);
 int tables_check_projection(const json_t *idx, struct ddb_err *err);
+/* A GSI's ProvisionedThroughput: required unless on_demand (missing is the
+ * message's wording: "is not" or "must be"), not allowed when it is. */
+int tables_check_gsi_billing(const json_t *idx, bool on_demand,
+                             const char *missing, struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
  * Descriptions (describe.c): built from requests, shown to clients
