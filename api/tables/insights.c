@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* op_insights.c - DescribeContributorInsights, UpdateContributorInsights
+/* insights.c - DescribeContributorInsights, UpdateContributorInsights
  * and ListContributorInsights. The state of each table and GSI lives in
  * the table's description under the private member "_slInsights"; the
  * data behind it (most accessed and most throttled keys) is the throttle
@@ -13,6 +13,7 @@
 #include "api/proto/context.h"
 #include "api/index/index.h"
 #include "api/tables/tables.h"
+#include "api/tables/tables_int.h"
 
 #define CI_PRIV         "_slInsights"   /* {"": {...}, "<gsi>": {...}} */
 #define CI_RULE_PREFIX  "DynamoDBContributorInsights-"
@@ -113,14 +114,6 @@ has_range(const json_t *ks)
             return true;
     }
     return false;
-}
-
-static unsigned
-delay_ms(const struct api_ctx *ctx)
-{
-    if (ctx->srv != NULL && ctx->srv->conf != NULL)
-        return ctx->srv->conf->status_delay_ms;
-    return 0;
 }
 
 /*
@@ -268,6 +261,7 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
     const char *status;
     struct ci_view v;
     uint64_t now = ctx->now_ms;
+    unsigned delay = tables_status_delay(ctx);
     bool enable;
     int rc = -1;
 
@@ -304,7 +298,7 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
         } else {
             rec = json_pack("{s:s,s:s,s:I,s:I,s:I}", "Target", "ENABLED",
                             "Mode", mode, "ChangedMs", (json_int_t)now,
-                            "UntilMs", (json_int_t)(now + delay_ms(ctx)),
+                            "UntilMs", (json_int_t)(now + delay),
                             "RuleMs", on ? v.rule_ms : (json_int_t)now);
             status = "ENABLING";
         }
@@ -320,7 +314,7 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
         if (!off) {
             rec = json_pack("{s:s,s:s?,s:I,s:I,s:I}", "Target", "DISABLED",
                             "Mode", v.mode, "ChangedMs", (json_int_t)now,
-                            "UntilMs", (json_int_t)(now + delay_ms(ctx)),
+                            "UntilMs", (json_int_t)(now + delay),
                             "RuleMs", v.rule_ms);
             status = "DISABLING";
         }

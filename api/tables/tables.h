@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* table_desc.h - extras from op_table.c for the data operations: open a
- * table and get its (settled) description in one step, so a handler that
- * needs the key schema does not deep-copy the description twice. */
-#ifndef SHARDLOCAL_TABLE_DESC_H
-#define SHARDLOCAL_TABLE_DESC_H
+/* tables.h - the control plane's handlers (CreateTable ... DeleteTable,
+ * Contributor Insights) for api.c's operation table, and what the data
+ * operations use to resolve a request's TableName to an open table and
+ * its (settled) description. */
+#ifndef SHARDLOCAL_TABLES_H
+#define SHARDLOCAL_TABLES_H
 
 #include <jansson.h>
 

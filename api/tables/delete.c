@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* delete.c - DeleteTable: DELETING for the status delay, after which the
+ * next lookup drops the table (status.c), or dropped at once when the
+ * delay is 0. */
+#include <string.h>
+
+#include "api/proto/context.h"
+#include "api/tables/tables.h"
+#include "api/tables/tables_int.h"
+#include "storage/util.h"
+
+int
+api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
+                 struct ddb_err *err)
+{
+    struct tables_ddl d;
+    const char *param, *status;
+    json_t *pub = NULL, *wt;
+    uint64_t now = tables_now_ms(ctx);
+    unsigned delay = tables_status_delay(ctx);
+    int rc = -1;
+
+    param = tables_req_name(req, err);
+    if (param == NULL)
+        return -1;
+    if (tables_ddl_begin(ctx, param, &d, err) != 0)
+        goto out;
+    status = tables_str(d.desc, "TableStatus");
+    /* DynamoDB: "If table is already in the DELETING state, no error is
+     * returned." CREATING and UPDATING are ResourceInUseException. */
+    if (status != NULL && strcmp(status, "DELETING") == 0) {
+        rc = 0;
+        goto out;
+    }
+    if (tables_check_in_use(d.desc, d.name, err) != 0)
+        goto out;
+    if (json_is_true(json_object_get(d.desc, "DeletionProtectionEnabled"))) {
+        ddb_err_set(err, DDB_VALIDATION,
+                    "Resource cannot be deleted as it is currently protected "
+                    "against deletion. Disable deletion protection first.");
+        goto out;
+    }
+    json_object_set_new(d.desc, "TableStatus", json_string("DELETING"));
+    wt = json_object_get(d.desc, "WarmThroughput");
+    if (json_is_object(wt))
+        json_object_set_new(wt, "Status", json_string("DELETING"));
+    /* The reply shows the table as it was (counts included). */
+    pub = tables_public_desc(ctx->srv->st, d.t, d.desc);
+    if (delay == 0) {
+        stable_release(d.t);
+        d.t = NULL;
+        if (tables_drop(ctx, d.name, err) != 0)
+            goto out;
+    } else {
+        json_object_set_new(d.desc, PRIV_UNTIL,
+                            json_integer((json_int_t)(now + delay)));
+        if (stable_set_desc(d.t, d.desc, err) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    return tables_ddl_end(&d, rc, pub, resp);
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/* tables_int.h - what the files of api/tables/ share and nothing outside
+ * includes: the private members of a stored description, the request
+ * checks, the description builders, the status transitions and the DDL
+ * lock. Each section names the file that defines it. */
+#ifndef SHARDLOCAL_TABLES_INT_H
+#define SHARDLOCAL_TABLES_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "api/proto/context.h"
+#include "storage/storage.h"
+
+/*
+ * The stored description is DynamoDB's TableDescription plus a few private
+ * members whose names start with "_sl"; tables_public_desc() strips them
+ * before a description leaves the server.
+ */
+#define PRIV_PREFIX     "_sl"
+#define PRIV_UNTIL      "_slUntilMs"    /* end of CREATING/UPDATING/DELETING */
+#define PRIV_TAGS       "_slTags"       /* Tags given to CreateTable */
+
+#define TABLES_NAME_MAX 1100            /* a table name buffer, with room */
+
+/* ------------------------------------------------------------------------
+ * Small helpers, and the request's table (lookup.c)
+ * ---------------------------------------------------------------------- */
+
+/* The request's time: ctx->now_ms, or the wall clock when it is unset. */
+uint64_t tables_now_ms(const struct api_ctx *ctx);
+/* The request's region and the configured account (borrowed strings). */
+const char *tables_region(const struct api_ctx *ctx);
+const char *tables_account(const struct api_ctx *ctx);
+/* The configured status delay (how long CREATING etc. last), in ms. */
+unsigned tables_status_delay(const struct api_ctx *ctx);
+/* The string member key of obj (borrowed), or NULL. */
+const char *tables_str(const json_t *obj, const char *key);
+/* The non-negative integer member key of obj (throughput values), or -1. */
+long long tables_uint(const json_t *obj, const char *key);
+
+/* TableName of req (borrowed), or NULL with DynamoDB's ValidationException
+ * for a missing one. */
+const char *tables_req_name(const json_t *req, struct ddb_err *err);
+/* The table name param (a name or a table ARN of this account) refers to,
+ * into out (outsz bytes). False when param is no such name. */
+bool tables_name_from_param(const struct api_ctx *ctx, const char *param,
+                            char *out, size_t outsz);
+/*
+ * Open the table param names (name or ARN; name receives the plain name)
+ * with its settled description, like tables_open_settled(). On failure -1,
+ * with ResourceNotFoundException "Table: <param> not found" when there is
+ * no such table. with_lock: the caller holds the DDL lock.
+ */
+int tables_open_named(struct api_ctx *ctx, const char *param, bool with_lock,
+                      char *name, size_t namesz, struct stable **t,
+                      json_t **desc, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Status transitions and the DDL lock (status.c)
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Open table name and return its settled description (a new reference the
+ * caller frees) in *desc and the handle (the caller releases) in *t. A due
+ * transition is written back; a table whose DELETING period is over is
+ * dropped. Returns 0, 1 when there is no such table (err untouched) or -1
+ * on error. with_lock: the caller holds the DDL lock.
+ */
+int tables_open_settled(struct api_ctx *ctx, const char *name,
+                        bool with_lock, struct stable **t, json_t **desc,
+                        struct ddb_err *err);
+/* Enter the transitional status (CREATING or UPDATING) for the status
+ * delay, or go straight to ACTIVE when the delay is 0. */
+void tables_set_status(const struct api_ctx *ctx, json_t *desc,
+                       const char *transitional, uint64_t now);
+/* ResourceInUseException when the table (desc) is CREATING, UPDATING or
+ * DELETING; else 0. */
+int tables_check_in_use(const json_t *desc, const char *name,
+                        struct ddb_err *err);
+/* Drop AttributeDefinitions that no key of the table or an index uses. */
+void tables_prune_defs(json_t *desc);
+/* Drop table name now: its storage, its index tables and its throttle
+ * state. A table already gone is no error. */
+int tables_drop(struct api_ctx *ctx, const char *name, struct ddb_err *err);
+
+/* One UpdateTable or DeleteTable call: its table, opened under the DDL
+ * lock, which tables_ddl_end() releases. */
+struct tables_ddl {
+    struct api_ctx *ctx;
+    struct stable *t;               /* owned; NULL once dropped */
+    json_t *desc;                   /* owned: the settled description */
+    char name[TABLES_NAME_MAX];     /* the table's plain name */
+};
+
+/* Take the DDL lock and open the table param names, as
+ * tables_open_named(). The lock is held on failure too: always end with
+ * tables_ddl_end(). */
+int tables_ddl_begin(struct api_ctx *ctx, const char *param,
+                     struct tables_ddl *d, struct ddb_err *err);
+/*
+ * Release the lock and the table. When rc is 0, *resp becomes
+ * {"TableDescription": pub}, pub (taken) being the public description
+ * built now from the table when NULL; otherwise pub is freed. Returns rc.
+ */
+int tables_ddl_end(struct tables_ddl *d, int rc, json_t *pub,
+                   json_t **resp);
+
+/* ------------------------------------------------------------------------
+ * Request checks (check.c): DynamoDB's order and messages
+ * ---------------------------------------------------------------------- */
+
+/* A CreateTable request, once checked. */
+struct tables_create {
+    char name[TABLES_NAME_MAX];     /* the table (TableName may be an ARN) */
+    bool on_demand;                 /* BillingMode PAY_PER_REQUEST */
+    long long r, w;                 /* ProvisionedThroughput (0 on demand) */
+    json_t *odt;                    /* owned: OnDemandThroughput to store,
+                                       or NULL */
+};
+
+/* Check a whole CreateTable request into *c (c->odt is the caller's to
+ * free, also after a failure). */
+int tables_check_create(const struct api_ctx *ctx, const json_t *req,
+                        struct tables_create *c, struct ddb_err *err);
+/* Members not supported yet (op names the operation in the message). */
+int tables_reject_unsupported(const json_t *req, const char *op,
+                              struct ddb_err *err);
+/* ReadCapacityUnits and WriteCapacityUnits of a ProvisionedThroughput. */
+int tables_read_throughput(const json_t *pt, long long *r, long long *w,
+                           struct ddb_err *err);
+/* An OnDemandThroughput as it is stored (new reference), or NULL with err
+ * set. */
+json_t *tables_read_on_demand(const json_t *odt, struct ddb_err *err);
+/* One index's KeySchema against defs (global: a GSI, whose key may have
+ * several attributes), then its Projection. */
+int tables_check_index_key(const json_t *idx, const json_t *defs,
+                           bool global, struct ddb_err *err);
+int tables_check_projection(const json_t *idx, struct ddb_err *err);
+/* A GSI's ProvisionedThroughput: required unless on_demand (missing is the
+ * message's wording: "is not" or "must be"), not allowed when it is. */
+int tables_check_gsi_billing(const json_t *idx, bool on_demand,
+                             const char *missing, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Descriptions (describe.c): built from requests, shown to clients
+ * ---------------------------------------------------------------------- */
+
+/* Epoch seconds with a fraction, as DynamoDB sends date-times. */
+json_t *tables_epoch(uint64_t ms);
+/* SSEDescription for an SSESpecification, or NULL when there is none to
+ * show. New reference. */
+json_t *tables_sse_desc(const struct api_ctx *ctx, const json_t *spec);
+/*
+ * The stored description of the table a checked CreateTable request
+ * creates (new reference; takes c->odt). *nparts receives the table's
+ * initial partition count, gparts[i] that of GSI i.
+ */
+json_t *tables_desc_new(const struct api_ctx *ctx, const json_t *req,
+                        struct tables_create *c, uint64_t now,
+                        unsigned *nparts, unsigned *gparts);
+/* The description of one index from its request element (new reference);
+ * *nparts receives its initial partition count. */
+json_t *tables_index_desc_new(const struct api_ctx *ctx, const char *table,
+                              const json_t *idx, bool global, bool on_demand,
+                              const char *status, const json_t *tags,
+                              unsigned *nparts);
+/* The description as clients see it (new reference): private members
+ * removed and, when t is given, live counts and sizes from st. */
+json_t *tables_public_desc(struct storage *st, struct stable *t,
+                           const json_t *desc);
+
+/* ------------------------------------------------------------------------
+ * GlobalSecondaryIndexUpdates (gsi_update.c)
+ * ---------------------------------------------------------------------- */
+
+/* The request-only checks of GlobalSecondaryIndexUpdates. */
+int tables_gsi_updates_check(const json_t *gsiu, struct ddb_err *err);
+/* Switching to PROVISIONED: every GSI of desc needs an Update with
+ * ProvisionedThroughput in gsiu (may be NULL). */
+int tables_gsi_updates_cover(const json_t *desc, const json_t *gsiu,
+                             struct ddb_err *err);
+/* Apply the request's GlobalSecondaryIndexUpdates to desc, under the DDL
+ * lock. table_pt: the request changes the table's throughput too. */
+int tables_gsi_updates_apply(struct api_ctx *ctx, const json_t *req,
+                             struct stable *t, json_t *desc, bool on_demand,
+                             bool table_pt, uint64_t now,
+                             struct ddb_err *err);
+
+#endif
