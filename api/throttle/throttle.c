@@ -4,13 +4,11 @@
  * capacity, on-demand peak tracking, counters and space-saving hot keys.
  * The handlers call throttle_admit before a request and throttle_charge
  * after it; docs/throttling.md explains the model and its numbers. */
-#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "api/throttle/throttle.h"
 #include "storage/util.h"
@@ -333,22 +331,11 @@ throttle_hotkeys_free(struct throttle_hotkey *hk, size_t n)
  * Limits.
  * ---------------------------------------------------------------------- */
 
+/* DynamoDB's numbers: the defaults of conf/'s settings table. */
 void
 throttle_limits_default(struct throttle_limits *lim)
 {
-    lim->partition_rcu = 3000;
-    lim->partition_wcu = 1000;
-    lim->burst_s = 300;
-    lim->burst_start_full = true;
-    lim->adaptive = true;
-    lim->enforce = true;
-    lim->od_initial_rru = 12000;
-    lim->od_initial_wru = 4000;
-    lim->od_peak_mult = 2;
-    lim->od_peak_window_s = 1800;
-    lim->od_table_max_rru = 40000;
-    lim->od_table_max_wru = 40000;
-    lim->scale = 1.0;
+    conf_limits_default(lim);
 }
 
 static double
@@ -1148,93 +1135,12 @@ throttle_hotkeys(struct throttle_table *t, enum throttle_hk_kind kind,
 }
 
 /* ------------------------------------------------------------------------
- * Knobs by name (command line, config file, per-table tags).
+ * Per-table knobs: "shardlocal:<name>" tags.
  * ---------------------------------------------------------------------- */
-
-enum knob_kind { KNOB_BOOL, KNOB_POS, KNOB_NONNEG, KNOB_MULT };
-
-static const struct knob {
-    const char *name;
-    enum knob_kind kind;
-    size_t off;                         /* offsetof(struct throttle_limits) */
-} knobs[] = {
-    { "throttle", KNOB_BOOL, offsetof(struct throttle_limits, enforce) },
-    { "throttle-scale", KNOB_POS, offsetof(struct throttle_limits, scale) },
-    { "partition-rcu", KNOB_POS,
-      offsetof(struct throttle_limits, partition_rcu) },
-    { "partition-wcu", KNOB_POS,
-      offsetof(struct throttle_limits, partition_wcu) },
-    { "burst-seconds", KNOB_NONNEG,
-      offsetof(struct throttle_limits, burst_s) },
-    { "burst-start-full", KNOB_BOOL,
-      offsetof(struct throttle_limits, burst_start_full) },
-    { "adaptive-capacity", KNOB_BOOL,
-      offsetof(struct throttle_limits, adaptive) },
-    { "ondemand-initial-rru", KNOB_POS,
-      offsetof(struct throttle_limits, od_initial_rru) },
-    { "ondemand-initial-wru", KNOB_POS,
-      offsetof(struct throttle_limits, od_initial_wru) },
-    { "ondemand-peak-multiplier", KNOB_MULT,
-      offsetof(struct throttle_limits, od_peak_mult) },
-    { "ondemand-peak-window-seconds", KNOB_NONNEG,
-      offsetof(struct throttle_limits, od_peak_window_s) },
-    { "ondemand-table-max-rru", KNOB_POS,
-      offsetof(struct throttle_limits, od_table_max_rru) },
-    { "ondemand-table-max-wru", KNOB_POS,
-      offsetof(struct throttle_limits, od_table_max_wru) },
-};
-
-static int
-parse_bool(const char *v, bool *out)
-{
-    static const char *const yes[] = { "on", "true", "yes", "1" };
-    static const char *const no[] = { "off", "false", "no", "0" };
-
-    for (size_t i = 0; i < 4; i++) {
-        if (strcasecmp(v, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcasecmp(v, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-int
-throttle_limits_set(struct throttle_limits *lim, const char *name,
-                    const char *value)
-{
-    const struct knob *k = NULL;
-    char *end;
-    double d;
-
-    if (name == NULL)
-        return -1;
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-        if (strcmp(knobs[i].name, name) == 0)
-            k = &knobs[i];
-    if (k == NULL)
-        return -1;
-    if (value == NULL)
-        return -2;
-    if (k->kind == KNOB_BOOL)
-        return parse_bool(value, (bool *)((char *)lim + k->off)) == 0 ? 0
-                                                                      : -2;
-    errno = 0;
-    d = strtod(value, &end);
-    if (end == value || *end != '\0' || errno != 0 || !(d >= 0) || d > 1e12)
-        return -2;
-    if ((k->kind == KNOB_POS && d <= 0) || (k->kind == KNOB_MULT && d < 1))
-        return -2;
-    *(double *)((char *)lim + k->off) = d;
-    return 0;
-}
 
 #define TAG_PREFIX "shardlocal:"
 
+/* Each "shardlocal:<knob>" tag sets its knob through conf/'s table. */
 int
 throttle_limits_apply_tags(struct throttle_limits *lim, const json_t *tags)
 {
@@ -1250,7 +1156,7 @@ throttle_limits_apply_tags(struct throttle_limits *lim, const json_t *tags)
 
         if (k == NULL || strncmp(k, TAG_PREFIX, strlen(TAG_PREFIX)) != 0)
             continue;
-        if (throttle_limits_set(lim, k + strlen(TAG_PREFIX), v) == 0)
+        if (conf_limits_set(lim, k + strlen(TAG_PREFIX), v) == 0)
             n++;
     }
     return n;

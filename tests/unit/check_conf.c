@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* check_conf.c - unit tests for conf/conf.c: defaults, flags, the config
- * file, precedence (command line over file) and the one-line errors. */
+/* check_conf.c - unit tests for conf/: defaults, flags, the config file,
+ * precedence (command line over file), the one-line errors, the throttling
+ * knobs by name, and the settings table's entries. */
 
 #include <check.h>
 #include <stdio.h>
@@ -184,6 +185,101 @@ START_TEST(test_conf_bad_file)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * The throttling knobs (settings with CONF_TABLE) by name.
+ * ---------------------------------------------------------------------- */
+
+START_TEST(test_conf_limits_default)
+{
+    struct throttle_limits lim;
+    struct conf c;
+
+    conf_limits_default(&lim);
+    ck_assert(lim.partition_rcu == 3000);
+    ck_assert(lim.partition_wcu == 1000);
+    ck_assert(lim.burst_s == 300);
+    ck_assert(lim.burst_start_full);
+    ck_assert(lim.adaptive);
+    ck_assert(lim.enforce);
+    ck_assert(lim.od_initial_rru == 12000);
+    ck_assert(lim.od_initial_wru == 4000);
+    ck_assert(lim.od_peak_mult == 2);
+    ck_assert(lim.od_peak_window_s == 1800);
+    ck_assert(lim.od_table_max_rru == 40000);
+    ck_assert(lim.od_table_max_wru == 40000);
+    ck_assert(lim.scale == 1.0);
+    conf_defaults(&c);
+    ck_assert(memcmp(&c.throttle, &lim, sizeof(lim)) == 0);
+    ck_assert(!c.virtual_clock);
+    ck_assert_uint_eq(c.split_size, (uint64_t)10 << 30);
+    ck_assert_uint_eq(c.item_collection_limit, (uint64_t)10 << 30);
+}
+END_TEST
+
+START_TEST(test_conf_limits_set)
+{
+    struct throttle_limits lim, before;
+
+    conf_limits_default(&lim);
+    ck_assert_int_eq(conf_limits_set(&lim, "throttle", "off"), 0);
+    ck_assert(!lim.enforce);
+    ck_assert_int_eq(conf_limits_set(&lim, "throttle", "on"), 0);
+    ck_assert(lim.enforce);
+    ck_assert_int_eq(conf_limits_set(&lim, "throttle-scale", "0.01"), 0);
+    ck_assert(lim.scale == 0.01);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "250"), 0);
+    ck_assert(lim.partition_wcu == 250);
+    ck_assert_int_eq(conf_limits_set(&lim, "adaptive-capacity", "false"),
+                     0);
+    ck_assert(!lim.adaptive);
+    ck_assert_int_eq(conf_limits_set(&lim, "burst-seconds", "0"), 0);
+    ck_assert(lim.burst_s == 0);
+    ck_assert_int_eq(conf_limits_set(&lim, "ondemand-peak-multiplier",
+                                     "3"), 0);
+    ck_assert(lim.od_peak_mult == 3);
+    before = lim;
+    ck_assert_int_eq(conf_limits_set(&lim, "nope", "1"), -1);
+    ck_assert_int_eq(conf_limits_set(&lim, NULL, "1"), -1);
+    ck_assert_int_eq(conf_limits_set(&lim, "port", "1"), -1); /* no knob */
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "0"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "-5"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "12abc"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", ""), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "nan"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "partition-wcu", "2e12"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "throttle", "maybe"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "ondemand-peak-multiplier",
+                                     "0.5"), -2);
+    ck_assert_int_eq(conf_limits_set(&lim, "throttle", NULL), -2);
+    ck_assert(memcmp(&lim, &before, sizeof(lim)) == 0);
+}
+END_TEST
+
+static const struct conf_option *
+option(const char *name)
+{
+    for (size_t i = 0; i < conf_noptions; i++)
+        if (strcmp(conf_options[i].name, name) == 0)
+            return &conf_options[i];
+    return NULL;
+}
+
+/* Each setting once, with a help line. (conf_defaults parses every
+ * default, and aborts on a bad one.) */
+START_TEST(test_conf_table_entries)
+{
+    struct conf c;
+
+    conf_defaults(&c);
+    for (size_t i = 0; i < conf_noptions; i++) {
+        const struct conf_option *o = &conf_options[i];
+
+        ck_assert_msg(o->help != NULL && o->help[0] != '\0', "%s", o->name);
+        ck_assert_msg(option(o->name) == o, "%s listed twice", o->name);
+    }
+}
+END_TEST
+
 static Suite *
 conf_suite(void)
 {
@@ -205,6 +301,15 @@ conf_suite(void)
                         sizeof(bad_args) / sizeof(bad_args[0]));
     tcase_add_loop_test(tc, test_conf_bad_file, 0,
                         sizeof(bad_files) / sizeof(bad_files[0]));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("limits");
+    tcase_add_test(tc, test_conf_limits_default);
+    tcase_add_test(tc, test_conf_limits_set);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("table");
+    tcase_add_test(tc, test_conf_table_entries);
     suite_add_tcase(s, tc);
     return s;
 }
