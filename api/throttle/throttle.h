@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* throttle.h - DynamoDB's throttling model as pure logic: per-partition
  * token buckets, ceilings, adaptive capacity, on-demand limits, counters
- * and hot keys. Time is always an argument; nothing here reads a clock.
- * docs/throttling.md explains it. */
+ * and hot keys (bucket.c, throttle.c, registry.c). Time is always an
+ * argument; nothing here reads a clock. docs/throttling.md explains it. */
 #ifndef SHARDLOCAL_THROTTLE_H
 #define SHARDLOCAL_THROTTLE_H
 
