@@ -56,7 +56,7 @@ enum conf_type {
                                        (command line only) */
 };
 
-#define CONF_TABLE  0x1             /* a throttling knob: a field of struct
+#define CONF_TABLE   0x1            /* a throttling knob: a field of struct
                                        throttle_limits, also set per table
                                        by a "shardlocal:<name>" tag */
 #define CONF_HIDEDEF 0x2            /* --help does not print the default */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* throttle_int.h - the engine's inside, shared by its three files: the
- * fixed-point units, the building blocks (bucket.c), the state of a table
- * and its partitions (throttle.c), read by the counters (registry.c).
- * Nothing outside api/throttle/throttle*.c, bucket.c and registry.c. */
+/* throttle_int.h - the engine's inside, shared by bucket.c, throttle.c
+ * and registry.c only: fixed-point units, the building blocks (bucket.c),
+ * and the state of a table and its partitions (throttle.c) that the
+ * counters (registry.c) read. Everyone else includes throttle.h. */
 #ifndef SHARDLOCAL_THROTTLE_INT_H
 #define SHARDLOCAL_THROTTLE_INT_H
 
