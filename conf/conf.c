@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* conf.c - server settings. One table of keys serves both the command line
- * (--key value, --key=value) and the config file (key = value, # comments),
- * so every setting is parsed and checked the same way. conf/shardlocal.conf
- * documents every key. */
+/* conf.c - settings read through options.c's table: defaults, the command
+ * line (--name value, --name=value), the config file (name = value, #
+ * comments), --help, and throttling knobs by name (per-table tags), so a
+ * setting is parsed and checked the same way wherever it comes from. */
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,117 +16,25 @@
 #include "config.h"
 #include "conf/conf.h"
 
-enum conf_kind { K_UINT, K_STR, K_BOOL, K_LOGLEVEL, K_ACCOUNT, K_CONFIG,
-                 K_THROTTLE, K_SIZE };
-
-struct conf_key {
-    const char *name;                   /* "data-dir": --data-dir, data-dir = */
-    enum conf_kind kind;
-    size_t off;                         /* offsetof(struct conf, field) */
-    size_t size;                        /* buffer size for K_STR */
-    unsigned long min, max;             /* range for K_UINT */
-    const char *help;
-};
-
-#define F(field) offsetof(struct conf, field), sizeof(((struct conf *)0)->field)
-/* A throttle knob: the key's name is passed to throttle_limits_set(). */
-#define T F(throttle), 0, 0
-
-static const struct conf_key conf_keys[] = {
-    { "port", K_UINT, F(port), 0, 65535,
-      "TCP port to listen on; 0 picks a free one (default 8000)" },
-    { "host", K_STR, F(host), 0, 0,
-      "address to bind (default 127.0.0.1)" },
-    { "data-dir", K_STR, F(data_dir), 0, 0,
-      "directory holding the tables (default ./data)" },
-    { "in-memory", K_BOOL, F(in_memory), 0, 0,
-      "keep everything in memory; nothing is written to disk" },
-    { "threads", K_UINT, F(threads), 1, 1024,
-      "HTTP worker threads (default: number of CPUs)" },
-    { "config", K_CONFIG, 0, 0, 0, 0,
-      "read settings from FILE first (the command line wins)" },
-    { "log-level", K_LOGLEVEL, F(log_level), 0, 0,
-      "error, warn, info or debug (default info)" },
-    { "account-id", K_ACCOUNT, F(account_id), 0, 0,
-      "12-digit account id used in ARNs (default 000000000000)" },
-    { "region", K_STR, F(default_region), 0, 0,
-      "region for requests without a credential scope (default us-east-1)" },
-    { "status-delay-ms", K_UINT, F(status_delay_ms), 0, 86400000,
-      "how long CREATING/UPDATING/DELETING last; 0 = ACTIVE at once" },
-    { "port-file", K_STR, F(port_file), 0, 0,
-      "write the bound port to this file once listening" },
-    { "throttle", K_THROTTLE, T,
-      "on|off: off meters capacity but never rejects (default on)" },
-    { "throttle-scale", K_THROTTLE, T,
-      "multiply every partition/on-demand limit (0.01: 10 WCU partitions)" },
-    { "partition-rcu", K_THROTTLE, T,
-      "per-partition read ceiling, units/s (default 3000)" },
-    { "partition-wcu", K_THROTTLE, T,
-      "per-partition write ceiling, units/s (default 1000)" },
-    { "burst-seconds", K_THROTTLE, T,
-      "seconds of unused share a partition banks (default 300)" },
-    { "burst-start-full", K_THROTTLE, T,
-      "on|off: a new partition starts with a full burst bank (default on)" },
-    { "adaptive-capacity", K_THROTTLE, T,
-      "on|off: hot partitions borrow the table's unused rate (default on)" },
-    { "ondemand-initial-rru", K_THROTTLE, T,
-      "a new on-demand table's instant read capacity (default 12000)" },
-    { "ondemand-initial-wru", K_THROTTLE, T,
-      "a new on-demand table's instant write capacity (default 4000)" },
-    { "ondemand-peak-multiplier", K_THROTTLE, T,
-      "on-demand instant capacity = this x previous peak (default 2)" },
-    { "ondemand-peak-window-seconds", K_THROTTLE, T,
-      "how long a new on-demand peak takes to count (default 1800)" },
-    { "ondemand-table-max-rru", K_THROTTLE, T,
-      "on-demand per-table read quota, units/s (default 40000)" },
-    { "ondemand-table-max-wru", K_THROTTLE, T,
-      "on-demand per-table write quota, units/s (default 40000)" },
-    { "virtual-clock", K_BOOL, F(virtual_clock), 0, 0,
-      "time advances only through POST /shardlocal/clock (tests)" },
-    { "split-size", K_SIZE, F(split_size), 0, 0,
-      "a partition holding more bytes splits in two; suffixes KB, MB, GB "
-      "(default 10GB)" },
-    { "item-collection-limit", K_SIZE, F(item_collection_limit), 0, 0,
-      "largest item collection of a table with LSIs; suffixes KB, MB, GB "
-      "(default 10GB)" },
-};
-
-#define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
-
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
-
-/* Defaults into c. */
-void
-conf_defaults(struct conf *c)
+/* Where setting o of c is stored. */
+static void *
+field_of(struct conf *c, const struct conf_option *o)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    char *base = (o->flags & CONF_TABLE) ? (char *)&c->throttle : (char *)c;
 
-    memset(c, 0, sizeof(*c));
-    c->port = 8000;
-    strcpy(c->host, "127.0.0.1");
-    strcpy(c->data_dir, "./data");
-    c->in_memory = false;
-    c->threads = n > 0 ? (unsigned)(n > 1024 ? 1024 : n) : 1;
-    c->log_level = LOG_INFO;
-    strcpy(c->account_id, "000000000000");
-    strcpy(c->default_region, "us-east-1");
-    c->status_delay_ms = 0;
-    c->port_file[0] = '\0';
-    throttle_limits_default(&c->throttle);
-    c->virtual_clock = false;
-    c->split_size = (uint64_t)10 << 30;
-    c->item_collection_limit = (uint64_t)10 << 30;
+    return base + o->off;
 }
 
-static const struct conf_key *
-find_key(const char *name, size_t len)
+/* The setting called name (len bytes, not NUL-terminated), or NULL. */
+static const struct conf_option *
+find_option(const char *name, size_t len)
 {
     size_t i;
 
-    for (i = 0; i < NKEYS; i++)
-        if (strlen(conf_keys[i].name) == len &&
-            memcmp(conf_keys[i].name, name, len) == 0)
-            return &conf_keys[i];
+    for (i = 0; i < conf_noptions; i++)
+        if (strlen(conf_options[i].name) == len &&
+            memcmp(conf_options[i].name, name, len) == 0)
+            return &conf_options[i];
     return NULL;
 }
 
@@ -183,58 +90,143 @@ parse_size(const char *v, uint64_t *out)
     return -1;
 }
 
+/* Decimal digits only, in o's range. */
+static int
+parse_uint(const struct conf_option *o, const char *v, unsigned *out)
+{
+    unsigned long n;
+    char *end;
+
+    if (!isdigit((unsigned char)v[0]))
+        return -1;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno != 0 || *end != '\0' || (double)n < o->min ||
+        (double)n > o->max)
+        return -1;
+    *out = (unsigned)n;
+    return 0;
+}
+
+/* Anything strtod takes whole, in o's range (NaN never is). */
+static int
+parse_double(const struct conf_option *o, const char *v, double *out)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !(d >= o->min) ||
+        d > o->max)
+        return -1;
+    *out = d;
+    return 0;
+}
+
 /*
- * Store value v for key k into c. Returns 0, or -1 when the value is bad
- * (the caller names it). K_CONFIG is handled by the callers.
+ * Parse text v as setting o into field (o's field in struct conf or struct
+ * throttle_limits). Returns 0, or -1 when the value is bad (the caller
+ * names it; field unchanged). CONF_FILE is handled by the callers.
  */
 static int
-set_value(struct conf *c, const struct conf_key *k, const char *v)
+parse_value(const struct conf_option *o, const char *v, void *field)
 {
-    char *base = (char *)c + k->off;
-    char *end;
-    unsigned long n;
     size_t i, len = strlen(v);
 
-    switch (k->kind) {
-    case K_UINT:
-        if (len == 0 || !isdigit((unsigned char)v[0]))
+    switch (o->type) {
+    case CONF_UINT:
+        return parse_uint(o, v, field);
+    case CONF_DOUBLE:
+        return parse_double(o, v, field);
+    case CONF_BOOL:
+    case CONF_FLAG:
+        return parse_bool(v, field) ? 0 : -1;
+    case CONF_STRING:
+        if (len == 0 || len >= o->size)
             return -1;
-        errno = 0;
-        n = strtoul(v, &end, 10);
-        if (errno != 0 || *end != '\0' || n < k->min || n > k->max)
-            return -1;
-        *(unsigned *)(void *)base = (unsigned)n;
+        memcpy(field, v, len + 1);
         return 0;
-    case K_STR:
-        if (len == 0 || len >= k->size)
-            return -1;
-        memcpy(base, v, len + 1);
-        return 0;
-    case K_BOOL:
-        return parse_bool(v, (bool *)(void *)base) ? 0 : -1;
-    case K_LOGLEVEL:
-        for (i = 0; i < 4; i++)
-            if (strcasecmp(v, level_names[i]) == 0) {
-                *(enum conf_log_level *)(void *)base = (enum conf_log_level)i;
-                return 0;
-            }
-        return -1;
-    case K_ACCOUNT:
-        if (len != 12)
+    case CONF_DIGITS:
+        if (len != (size_t)o->min || len >= o->size)
             return -1;
         for (i = 0; i < len; i++)
             if (!isdigit((unsigned char)v[i]))
                 return -1;
-        memcpy(base, v, len + 1);
+        memcpy(field, v, len + 1);
         return 0;
-    case K_THROTTLE:
-        return throttle_limits_set(&c->throttle, k->name, v) == 0 ? 0 : -1;
-    case K_SIZE:
-        return parse_size(v, (uint64_t *)(void *)base);
-    case K_CONFIG:
+    case CONF_CHOICE:
+        for (i = 0; o->choices[i] != NULL; i++)
+            if (strcasecmp(v, o->choices[i]) == 0) {
+                *(int *)field = (int)i;
+                return 0;
+            }
+        return -1;
+    case CONF_SIZE:
+        return parse_size(v, field);
+    case CONF_FILE:
         break;
     }
     return -1;
+}
+
+/* Set every field of base to its setting's default: base is a struct conf
+ * (knobs false) or a struct throttle_limits (knobs true). */
+static void
+set_defaults(void *base, bool knobs)
+{
+    size_t i;
+
+    for (i = 0; i < conf_noptions; i++) {
+        const struct conf_option *o = &conf_options[i];
+
+        if (o->def == NULL || ((o->flags & CONF_TABLE) != 0) != knobs)
+            continue;
+        if (parse_value(o, o->def, (char *)base + o->off) != 0)
+            abort();                    /* a bad default in options.c */
+    }
+}
+
+/* Defaults into c: every setting's default from the table. */
+void
+conf_defaults(struct conf *c)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    memset(c, 0, sizeof(*c));
+    set_defaults(c, false);
+    conf_limits_default(&c->throttle);
+    /* The one default the table cannot hold: it depends on the machine. */
+    c->threads = n > 0 ? (unsigned)(n > 1024 ? 1024 : n) : 1;
+}
+
+/* Every knob of lim to the settings table's default. */
+void
+conf_limits_default(struct throttle_limits *lim)
+{
+    memset(lim, 0, sizeof(*lim));
+    set_defaults(lim, true);
+}
+
+/*
+ * Set the knob called name from text. Returns 0, -1 when name is NULL or
+ * no knob (a setting with CONF_TABLE), or -2 for a NULL or bad value (lim
+ * unchanged).
+ */
+int
+conf_limits_set(struct throttle_limits *lim, const char *name,
+                const char *value)
+{
+    const struct conf_option *o;
+
+    if (name == NULL)
+        return -1;
+    o = find_option(name, strlen(name));
+    if (o == NULL || !(o->flags & CONF_TABLE))
+        return -1;
+    if (value == NULL)
+        return -2;
+    return parse_value(o, value, (char *)lim + o->off) == 0 ? 0 : -2;
 }
 
 static char *
@@ -268,7 +260,7 @@ conf_load_file(struct conf *c, const char *path)
     }
     while (fgets(line, sizeof(line), f) != NULL) {
         char *s, *eq, *key, *val, *hash;
-        const struct conf_key *k;
+        const struct conf_option *o;
 
         lineno++;
         hash = strchr(line, '#');
@@ -279,10 +271,10 @@ conf_load_file(struct conf *c, const char *path)
             continue;
         eq = strchr(s, '=');
         if (eq == NULL) {
-            k = find_key(s, strlen(s));
-            /* A bare boolean key ("in-memory") means true. */
-            if (k != NULL && k->kind == K_BOOL) {
-                *(bool *)(void *)((char *)c + k->off) = true;
+            o = find_option(s, strlen(s));
+            /* A bare flag ("in-memory") means true. */
+            if (o != NULL && o->type == CONF_FLAG) {
+                *(bool *)field_of(c, o) = true;
                 continue;
             }
             fprintf(stderr, "%s:%u: expected 'key = value': '%s'\n", path,
@@ -292,12 +284,12 @@ conf_load_file(struct conf *c, const char *path)
         *eq = '\0';
         key = trim(s);
         val = trim(eq + 1);
-        k = find_key(key, strlen(key));
-        if (k == NULL || k->kind == K_CONFIG) {
+        o = find_option(key, strlen(key));
+        if (o == NULL || o->type == CONF_FILE) {
             fprintf(stderr, "%s:%u: unknown key '%s'\n", path, lineno, key);
             goto out;
         }
-        if (set_value(c, k, val) != 0) {
+        if (parse_value(o, val, field_of(c, o)) != 0) {
             fprintf(stderr, "%s:%u: invalid value '%s' for key '%s'\n", path,
                     lineno, val, key);
             goto out;
@@ -313,6 +305,7 @@ out:
     return rc;
 }
 
+/* --help: one line per setting, from the table. */
 static void
 usage(FILE *out)
 {
@@ -320,25 +313,28 @@ usage(FILE *out)
 
     fprintf(out, "Usage: shardlocal [options]\n"
                  "A local DynamoDB-compatible server.\n\nOptions:\n");
-    for (i = 0; i < NKEYS; i++) {
-        const struct conf_key *k = &conf_keys[i];
-        const char *arg = k->kind == K_BOOL ? "" :
-                          k->kind == K_CONFIG ? " FILE" : " VALUE";
+    for (i = 0; i < conf_noptions; i++) {
+        const struct conf_option *o = &conf_options[i];
+        const char *arg = o->type == CONF_FLAG ? "" :
+                          o->type == CONF_FILE ? " FILE" : " VALUE";
         char opt[64];
 
-        snprintf(opt, sizeof(opt), "--%s%s", k->name, arg);
-        fprintf(out, "  %-26s %s\n", opt, k->help);
+        snprintf(opt, sizeof(opt), "--%s%s", o->name, arg);
+        fprintf(out, "  %-26s %s", opt, o->help);
+        if (o->def != NULL && !(o->flags & CONF_HIDEDEF))
+            fprintf(out, " (default %s)", o->def);
+        fputc('\n', out);
     }
     fprintf(out, "  %-26s %s\n", "--help", "print this help and exit");
     fprintf(out, "  %-26s %s\n", "--version", "print the version and exit");
 }
 
 /*
- * Split argv[i] ("--key" or "--key=value") into its key and inline value.
- * Returns the table entry or NULL.
+ * Split argv[i] ("--name" or "--name=value") into its setting and inline
+ * value. Returns the table entry or NULL.
  */
-static const struct conf_key *
-arg_key(const char *arg, const char **inline_val)
+static const struct conf_option *
+arg_option(const char *arg, const char **inline_val)
 {
     const char *name = arg + 2, *eq;
 
@@ -348,9 +344,9 @@ arg_key(const char *arg, const char **inline_val)
     eq = strchr(name, '=');
     if (eq != NULL) {
         *inline_val = eq + 1;
-        return find_key(name, (size_t)(eq - name));
+        return find_option(name, (size_t)(eq - name));
     }
-    return find_key(name, strlen(name));
+    return find_option(name, strlen(name));
 }
 
 /*
@@ -368,7 +364,7 @@ conf_parse_args(struct conf *c, int argc, char **argv)
     for (pass = 0; pass < 2; pass++) {
         for (i = 1; i < argc; i++) {
             const char *arg = argv[i], *val;
-            const struct conf_key *k;
+            const struct conf_option *o;
 
             if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
                 if (pass == 0) {
@@ -384,8 +380,8 @@ conf_parse_args(struct conf *c, int argc, char **argv)
                 }
                 continue;
             }
-            k = arg_key(arg, &val);
-            if (k == NULL) {
+            o = arg_option(arg, &val);
+            if (o == NULL) {
                 if (pass == 0) {
                     fprintf(stderr, "shardlocal: unknown option '%s' "
                                     "(try --help)\n", arg);
@@ -393,26 +389,26 @@ conf_parse_args(struct conf *c, int argc, char **argv)
                 }
                 continue;
             }
-            if (val == NULL && k->kind != K_BOOL) {
+            if (val == NULL && o->type != CONF_FLAG) {
                 if (i + 1 >= argc) {
                     fprintf(stderr, "shardlocal: option '--%s' needs a "
-                                    "value\n", k->name);
+                                    "value\n", o->name);
                     return 2;
                 }
                 val = argv[++i];
             }
-            if (k->kind == K_CONFIG) {
+            if (o->type == CONF_FILE) {
                 if (pass == 0 && conf_load_file(c, val) != 0)
                     return 2;
                 continue;
             }
             if (pass == 0)
                 continue;
-            if (val == NULL)                /* bare boolean flag */
+            if (val == NULL)                /* bare flag */
                 val = "true";
-            if (set_value(c, k, val) != 0) {
+            if (parse_value(o, val, field_of(c, o)) != 0) {
                 fprintf(stderr, "shardlocal: invalid value '%s' for "
-                                "'--%s'\n", val, k->name);
+                                "'--%s'\n", val, o->name);
                 return 2;
             }
         }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* conf.h - server settings: one table of keys shared by the command line
- * (--key value) and the config file (key = value). */
+/* conf.h - server settings: struct conf, and the one table of settings
+ * (conf/options.c) that the command line (--name value), the config file
+ * (name = value), --help and per-table "shardlocal:<name>" tags all read.
+ * conf/ includes nothing of the other folders. */
 #ifndef SHARDLOCAL_CONF_H
 #define SHARDLOCAL_CONF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "api/throttle/throttle.h"
+#include "conf/limits.h"
 
 enum conf_log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -22,9 +25,8 @@ struct conf {
     char default_region[32];        /* when a request has no credential scope */
     unsigned status_delay_ms;       /* CREATING/UPDATING/DELETING duration */
     char port_file[4096];           /* if set, write the bound port here */
-    struct throttle_limits throttle; /* every throttling knob (throttle,
-                                       throttle-scale, partition-wcu, ...;
-                                       see throttle_limits_set) */
+    struct throttle_limits throttle; /* every throttling knob (the settings
+                                       marked CONF_TABLE) */
     bool virtual_clock;             /* time moves only via /shardlocal/clock */
     uint64_t split_size;            /* bytes: a bigger partition splits
                                        (default 10 GB) */
@@ -33,7 +35,56 @@ struct conf {
                                        0: no limit) */
 };
 
-/* Defaults into c. */
+/* ------------------------------------------------------------------------
+ * The settings table: one entry per setting, in --help's order.
+ * ---------------------------------------------------------------------- */
+
+enum conf_type {
+    CONF_UINT,                      /* unsigned, min..max */
+    CONF_DOUBLE,                    /* double, min..max */
+    CONF_BOOL,                      /* on/off, true/false, yes/no, 1/0 */
+    CONF_FLAG,                      /* a CONF_BOOL that may stand alone
+                                       (--in-memory, "in-memory"): true */
+    CONF_STRING,                    /* 1 to size - 1 bytes */
+    CONF_DIGITS,                    /* exactly min decimal digits */
+    CONF_CHOICE,                    /* one of choices (any case), stored
+                                       as its index in an enum */
+    CONF_SIZE,                      /* bytes, at least 1, with an optional
+                                       suffix B, KB, MB, GB, TB (1 KB =
+                                       1024) */
+    CONF_FILE                       /* --config FILE: read FILE's settings
+                                       (command line only) */
+};
+
+#define CONF_TABLE   0x1            /* a throttling knob: a field of struct
+                                       throttle_limits, also set per table
+                                       by a "shardlocal:<name>" tag */
+#define CONF_HIDEDEF 0x2            /* --help does not print the default */
+
+struct conf_option {
+    const char *name;               /* "data-dir": --data-dir, data-dir = */
+    enum conf_type type;
+    unsigned flags;                 /* CONF_TABLE, CONF_HIDEDEF */
+    size_t off;                     /* offsetof the field in struct conf
+                                       (CONF_TABLE: struct throttle_limits) */
+    size_t size;                    /* the field's size */
+    double min, max;                /* CONF_UINT, CONF_DOUBLE: range;
+                                       CONF_DIGITS: min is the length */
+    const char *const *choices;     /* CONF_CHOICE: NULL-terminated */
+    const char *def;                /* the default, parsed like a value;
+                                       NULL: zero (threads: the CPUs) */
+    const char *help;               /* --help's line, without the default */
+};
+
+/* Every setting, for the parsers, --help and generated documentation. */
+extern const struct conf_option conf_options[];
+extern const size_t conf_noptions;
+
+/* ------------------------------------------------------------------------
+ * Parsing.
+ * ---------------------------------------------------------------------- */
+
+/* Defaults into c: every setting's default from the table. */
 void conf_defaults(struct conf *c);
 /*
  * Parse argv (argv[0] skipped) into c, reading any --config FILE first so

@@ -1,444 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* throttle.c - the throttling engine: per-partition token buckets with a
- * 300 s burst bank, a sliding one-second ceiling per partition, adaptive
- * capacity, on-demand peak tracking, counters and space-saving hot keys.
- * The handlers call throttle_admit before a request and throttle_charge
- * after it; docs/throttling.md explains the model and its numbers. */
-#include <errno.h>
+/* throttle.c - the throttling engine's state of one table or GSI: its
+ * partitions' shares and burst banks, updates and splits, the admission
+ * decision (ceiling, burst, adaptive capacity, on-demand limits) and
+ * charging, and the exceptions DynamoDB sends (docs/throttling.md). */
 #include <pthread.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "api/throttle/throttle.h"
+#include "api/throttle/throttle_int.h"
 #include "storage/util.h"
 
-/*
- * Fixed point, so that a test's numbers are exact: amounts are in
- * microunits (1e-6 capacity unit) and rates in milliunits per second, so a
- * refill over dt milliseconds is rate * dt microunits with no rounding.
- */
-#define MU_PER_UNIT 1000000LL
-#define SLOT_MS     10                  /* sliding-window slot width */
-#define WIN_SLOTS   100                 /* 100 x 10 ms = one second */
-#define PEAK_RING   32                  /* peak buckets: window / 30 each */
-#define PEAK_STEPS  30
-
-static int64_t
-to_mu(double units)
-{
-    if (!(units > 0))
-        return 0;
-    if (units > 9e12)
-        units = 9e12;
-    return (int64_t)(units * (double)MU_PER_UNIT + 0.5);
-}
-
-/* units/s -> milliunits/s */
-static int64_t
-to_rate(double units_per_s)
-{
-    if (!(units_per_s > 0))
-        return 0;
-    if (units_per_s > 9e12)
-        units_per_s = 9e12;
-    return (int64_t)(units_per_s * 1000.0 + 0.5);
-}
-
-static double
-mu_units(int64_t mu)
-{
-    return (double)mu / (double)MU_PER_UNIT;
-}
-
-static int64_t
-min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
-static int64_t
-max64(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* ------------------------------------------------------------------------
- * Building blocks: token bucket, sliding one-second window, per-second
- * history.
+ * Table state: partitions' shares and burst banks, updates and splits.
  * ---------------------------------------------------------------------- */
 
-struct bucket {
-    int64_t level;                      /* microunits; < 0 is debt */
-    int64_t rate;                       /* milliunits/s */
-    int64_t cap;                        /* microunits: rate x burst */
-    uint64_t t_ms;                      /* last refill */
-};
-
-/* Add rate * dt, up to cap. Time never runs backwards here. */
-static void
-bucket_refill(struct bucket *b, uint64_t now_ms)
-{
-    uint64_t dt;
-
-    if (now_ms <= b->t_ms) {
-        return;
-    }
-    dt = now_ms - b->t_ms;
-    b->t_ms = now_ms;
-    if (b->level >= b->cap) {
-        b->level = b->cap;              /* a lowered cap clips the bank */
-        return;
-    }
-    if (b->rate <= 0)
-        return;
-    if (dt >= (uint64_t)((b->cap - b->level) / b->rate) + 1)
-        b->level = b->cap;
-    else
-        b->level = min64(b->cap, b->level + b->rate * (int64_t)dt);
-}
-
-/* Consumption over the last second: 100 slots of 10 ms. The sum counts the
- * current slot and the 99 before it. */
-struct win {
-    int64_t slot[WIN_SLOTS];
-    uint64_t idx;                       /* slot number of now (ms / 10) */
-    int64_t sum;
-};
-
-static void
-win_init(struct win *w, uint64_t now_ms)
-{
-    memset(w, 0, sizeof(*w));
-    w->idx = now_ms / SLOT_MS;
-}
-
-static void
-win_advance(struct win *w, uint64_t now_ms)
-{
-    uint64_t i = now_ms / SLOT_MS, d;
-
-    if (i <= w->idx)
-        return;
-    d = i - w->idx;
-    if (d >= WIN_SLOTS) {
-        memset(w->slot, 0, sizeof(w->slot));
-        w->sum = 0;
-    } else {
-        for (uint64_t k = 1; k <= d; k++) {
-            unsigned s = (unsigned)((w->idx + k) % WIN_SLOTS);
-
-            w->sum -= w->slot[s];
-            w->slot[s] = 0;
-        }
-    }
-    w->idx = i;
-}
-
-static void
-win_add(struct win *w, int64_t mu)
-{
-    w->slot[w->idx % WIN_SLOTS] += mu;
-    w->sum += mu;
-}
-
-/* Halve w into a (rounded up) and b (the rest). */
-static void
-win_split(const struct win *w, struct win *a, struct win *b)
-{
-    *a = *w;
-    *b = *w;
-    a->sum = b->sum = 0;
-    for (unsigned s = 0; s < WIN_SLOTS; s++) {
-        a->slot[s] = w->slot[s] - w->slot[s] / 2;
-        b->slot[s] = w->slot[s] / 2;
-        a->sum += a->slot[s];
-        b->sum += b->slot[s];
-    }
-}
-
-/* Consumption per whole second, for the last THROTTLE_HISTORY_S seconds. */
-struct hist {
-    int64_t v[THROTTLE_HISTORY_S];
-    uint64_t sec;                       /* second number of now */
-};
-
-static void
-hist_advance(struct hist *h, uint64_t now_ms)
-{
-    uint64_t s = now_ms / 1000, d;
-
-    if (s <= h->sec)
-        return;
-    d = s - h->sec;
-    if (d >= THROTTLE_HISTORY_S) {
-        memset(h->v, 0, sizeof(h->v));
-    } else {
-        for (uint64_t k = 1; k <= d; k++)
-            h->v[(h->sec + k) % THROTTLE_HISTORY_S] = 0;
-    }
-    h->sec = s;
-}
-
-/* ------------------------------------------------------------------------
- * Space-saving hot-key summary (Metwally, Agrawal, El Abbadi 2005): k
- * counters; an unseen key replaces the smallest counter and inherits its
- * count as its error bound. Every key heavier than total/k is present.
- * ---------------------------------------------------------------------- */
-
-struct ss_entry {
-    uint8_t *key;                       /* owned */
-    size_t len;
-    uint64_t hash;
-    int64_t count;                      /* microunits */
-    int64_t err;
-};
-
-struct throttle_sketch {
-    size_t k, n;
-    struct ss_entry *e;                 /* owned: k entries, n used */
-};
-
-static uint64_t
-fnv1a(const uint8_t *p, size_t n)
-{
-    uint64_t h = UINT64_C(14695981039346656037);
-
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= UINT64_C(1099511628211);
-    }
-    return h;
-}
-
-struct throttle_sketch *
-throttle_sketch_new(size_t k)
-{
-    struct throttle_sketch *s = xcalloc(1, sizeof(*s));
-
-    s->k = k == 0 ? 1 : k;
-    s->e = xcalloc(s->k, sizeof(*s->e));
-    return s;
-}
-
-void
-throttle_sketch_free(struct throttle_sketch *s)
-{
-    if (s == NULL)
-        return;
-    for (size_t i = 0; i < s->n; i++)
-        free(s->e[i].key);
-    free(s->e);
-    free(s);
-}
-
-static void
-sketch_add_mu(struct throttle_sketch *s, const uint8_t *key, size_t len,
-              int64_t w)
-{
-    uint64_t h;
-    struct ss_entry *e, *min = NULL;
-
-    if (s == NULL || w <= 0 || (key == NULL && len > 0))
-        return;
-    h = fnv1a(key, len);
-    for (size_t i = 0; i < s->n; i++) {
-        e = &s->e[i];
-        if (e->hash == h && e->len == len &&
-            (len == 0 || memcmp(e->key, key, len) == 0)) {
-            e->count += w;
-            return;
-        }
-        if (min == NULL || e->count < min->count)
-            min = e;
-    }
-    if (s->n < s->k) {
-        e = &s->e[s->n++];
-        e->err = 0;
-        e->count = w;
-    } else {
-        e = min;
-        free(e->key);
-        e->err = e->count;
-        e->count += w;
-    }
-    e->key = xmalloc(len);
-    if (len > 0)
-        memcpy(e->key, key, len);
-    e->len = len;
-    e->hash = h;
-}
-
-void
-throttle_sketch_add(struct throttle_sketch *s, const uint8_t *key,
-                    size_t len, double weight)
-{
-    sketch_add_mu(s, key, len, to_mu(weight));
-}
-
-static int
-cmp_entry_desc(const void *a, const void *b)
-{
-    const struct ss_entry *x = *(const struct ss_entry *const *)a;
-    const struct ss_entry *y = *(const struct ss_entry *const *)b;
-
-    if (x->count != y->count)
-        return x->count < y->count ? 1 : -1;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
-    return x->len == 0 ? 0 : memcmp(x->key, y->key, x->len);
-}
-
-/* Top n of s, largest first, keys copied (caller frees). */
-size_t
-throttle_sketch_top(struct throttle_sketch *s, struct throttle_hotkey *out,
-                    size_t n)
-{
-    struct ss_entry **v;
-    size_t m;
-
-    if (s == NULL || out == NULL || n == 0 || s->n == 0)
-        return 0;
-    v = xmalloc(s->n * sizeof(*v));
-    for (size_t i = 0; i < s->n; i++)
-        v[i] = &s->e[i];
-    qsort(v, s->n, sizeof(*v), cmp_entry_desc);
-    m = s->n < n ? s->n : n;
-    for (size_t i = 0; i < m; i++) {
-        out[i].key = xmalloc(v[i]->len);
-        if (v[i]->len > 0)
-            memcpy(out[i].key, v[i]->key, v[i]->len);
-        out[i].key_len = v[i]->len;
-        out[i].count = mu_units(v[i]->count);
-        out[i].error = mu_units(v[i]->err);
-    }
-    free(v);
-    return m;
-}
-
-void
-throttle_hotkeys_free(struct throttle_hotkey *hk, size_t n)
-{
-    if (hk == NULL)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        free(hk[i].key);
-        hk[i].key = NULL;
-    }
-}
-
-/* ------------------------------------------------------------------------
- * Limits.
- * ---------------------------------------------------------------------- */
-
-void
-throttle_limits_default(struct throttle_limits *lim)
-{
-    lim->partition_rcu = 3000;
-    lim->partition_wcu = 1000;
-    lim->burst_s = 300;
-    lim->burst_start_full = true;
-    lim->adaptive = true;
-    lim->enforce = true;
-    lim->od_initial_rru = 12000;
-    lim->od_initial_wru = 4000;
-    lim->od_peak_mult = 2;
-    lim->od_peak_window_s = 1800;
-    lim->od_table_max_rru = 40000;
-    lim->od_table_max_wru = 40000;
-    lim->scale = 1.0;
-}
-
-static double
-scale_of(const struct throttle_limits *lim)
-{
-    return lim->scale > 0 ? lim->scale : 1.0;
-}
-
-double
-throttle_limits_ceiling(const struct throttle_limits *lim,
-                        enum throttle_op op)
-{
-    double c = op == THROTTLE_READ ? lim->partition_rcu : lim->partition_wcu;
-
-    return c * scale_of(lim);
-}
-
-unsigned
-throttle_limits_partitions(const struct throttle_limits *lim, double rcu,
-                           double wcu)
-{
-    /* In milliunits, so 300/3000 + 900/1000 is exactly 1. */
-    int64_t cr = to_rate(throttle_limits_ceiling(lim, THROTTLE_READ));
-    int64_t cw = to_rate(throttle_limits_ceiling(lim, THROTTLE_WRITE));
-    int64_t r = to_rate(rcu), w = to_rate(wcu);
-    long double q;
-    uint64_t n;
-
-    if (cr <= 0 || cw <= 0)
-        return 1;
-    /* ceil(r/cr + w/cw) = ceil((r*cw + w*cr) / (cr*cw)); the products are
-     * exact in long double for any sane rate */
-    q = ((long double)r * cw + (long double)w * cr) / ((long double)cr * cw);
-    if (!(q > 1))
-        return 1;
-    if (q > 1e6)
-        return 1000000;
-    n = (uint64_t)q;
-    if ((long double)n < q)
-        n++;
-    return (unsigned)n;
-}
-
-/* ------------------------------------------------------------------------
- * Table state.
- * ---------------------------------------------------------------------- */
-
-struct tpart {
-    struct bucket b[2];                 /* share + burst bank */
-    struct win w[2];                    /* all consumption: the ceiling */
-    struct win bw[2];                   /* consumption paid by borrowing */
-    struct hist h[2];
-    struct win rej[2];                  /* rejections, last second (count) */
-    int64_t total[2];                   /* consumed since creation, mu */
-    uint64_t admitted[2], borrowed[2], would[2];
-    uint64_t throttled[2][THROTTLE_CAUSE_COUNT];
-};
-
-struct peak {
-    int64_t settled;                    /* mu/s: peak older than the window */
-    uint64_t width_ms;                  /* bucket width: window / 30 */
-    struct {
-        uint64_t b;                     /* bucket number */
-        int64_t max;                    /* highest 1-second sum seen in it */
-        bool used;
-    } ring[PEAK_RING];
-};
-
-struct throttle_table {
-    pthread_mutex_t mu;                 /* guards everything below */
-    struct throttle_limits lim;
-    bool on_demand;
-    bool is_index;
-    char *arn;                          /* owned */
-    int64_t prov[2];                    /* provisioned, mu per second */
-    int64_t odmax[2];                   /* OnDemandThroughput, mu/s; 0 none */
-    unsigned n;
-    struct tpart *p;                    /* owned: n entries */
-    struct win tw[2];                   /* table consumption, last second */
-    struct peak pk[2];
-    struct throttle_sketch *hk[THROTTLE_HK_COUNT]; /* owned */
-    uint64_t last_ms;                   /* latest time seen */
-};
-
-static int64_t
-ceiling_mu(const struct throttle_table *t, int op)
-{
-    return to_mu(throttle_limits_ceiling(&t->lim, (enum throttle_op)op));
-}
-
+/* The bank of a bucket refilled at rate: burst_s seconds of it. */
 static int64_t
 bank_cap(const struct throttle_limits *lim, int64_t rate)
 {
@@ -464,50 +40,6 @@ spread_shares(struct throttle_table *t)
                 b->level = b->cap;
         }
     }
-}
-
-static void
-peak_init(struct peak *pk, const struct throttle_limits *lim)
-{
-    double w = lim->od_peak_window_s > 0 ? lim->od_peak_window_s : 0;
-    uint64_t width = (uint64_t)(w * 1000.0 / PEAK_STEPS);
-
-    memset(pk->ring, 0, sizeof(pk->ring));
-    pk->width_ms = width == 0 ? 1 : width;
-}
-
-/* Fold buckets that ended at least a window ago into the settled peak. */
-static void
-peak_advance(struct peak *pk, uint64_t now_ms)
-{
-    uint64_t cur = now_ms / pk->width_ms;
-
-    for (unsigned i = 0; i < PEAK_RING; i++) {
-        if (pk->ring[i].used && pk->ring[i].b + PEAK_STEPS + 1 <= cur) {
-            pk->settled = max64(pk->settled, pk->ring[i].max);
-            pk->ring[i].used = false;
-        }
-    }
-}
-
-static void
-peak_note(struct peak *pk, uint64_t now_ms, int64_t sample)
-{
-    uint64_t b = now_ms / pk->width_ms;
-    unsigned i = (unsigned)(b % PEAK_RING);
-
-    if (pk->ring[i].used && pk->ring[i].b != b) {
-        /* an old bucket still here: settle it (it ended long enough ago,
-         * or the clock jumped) */
-        pk->settled = max64(pk->settled, pk->ring[i].max);
-        pk->ring[i].used = false;
-    }
-    if (!pk->ring[i].used) {
-        pk->ring[i].used = true;
-        pk->ring[i].b = b;
-        pk->ring[i].max = 0;
-    }
-    pk->ring[i].max = max64(pk->ring[i].max, sample);
 }
 
 static void
@@ -576,11 +108,11 @@ throttle_table_free(struct throttle_table *t)
     free(t);
 }
 
-/* Bring partition i (all of it) and the table windows up to now. The
+/* Bring partition p (all of it) and the table windows up to now. The
  * engine's clock never runs backwards: an earlier now counts as the latest
  * time seen. Returns the time to use. Caller holds t->mu. */
-static uint64_t
-advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
+uint64_t
+table_advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
 {
     if (now_ms < t->last_ms)
         now_ms = t->last_ms;
@@ -599,13 +131,41 @@ advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
     return now_ms;
 }
 
+/* Lock t and bring every partition up to now_ms; returns the time to
+ * use. */
+uint64_t
+table_lock_all(struct throttle_table *t, uint64_t now_ms)
+{
+    pthread_mutex_lock(&t->mu);
+    for (unsigned i = 0; i < t->n; i++)
+        now_ms = table_advance(t, &t->p[i], now_ms);
+    return now_ms;
+}
+
+/* Lock t and bring partition part up to now_ms. Returns it, or NULL (t
+ * unlocked, err set) if part is out of range. */
+struct tpart *
+table_lock_part(struct throttle_table *t, unsigned part, uint64_t now_ms,
+                struct ddb_err *err)
+{
+    pthread_mutex_lock(&t->mu);
+    if (part >= t->n) {
+        unsigned n = t->n;
+
+        pthread_mutex_unlock(&t->mu);
+        ddb_err_set(err, DDB_INTERNAL, "throttle: no partition %u of %u",
+                    part, n);
+        return NULL;
+    }
+    table_advance(t, &t->p[part], now_ms);
+    return &t->p[part];
+}
+
 void
 throttle_table_update(struct throttle_table *t,
                       const struct throttle_table_conf *tc, uint64_t now_ms)
 {
-    pthread_mutex_lock(&t->mu);
-    for (unsigned i = 0; i < t->n; i++)
-        now_ms = advance(t, &t->p[i], now_ms);
+    table_lock_all(t, now_ms);
     if (!t->on_demand && tc->on_demand) {
         /* DynamoDB: a table switched to on-demand has a previous peak of
          * at least half its provisioned throughput. */
@@ -621,9 +181,7 @@ void
 throttle_table_set_limits(struct throttle_table *t,
                           const struct throttle_limits *lim, uint64_t now_ms)
 {
-    pthread_mutex_lock(&t->mu);
-    for (unsigned i = 0; i < t->n; i++)
-        now_ms = advance(t, &t->p[i], now_ms);
+    table_lock_all(t, now_ms);
     t->lim = *lim;
     for (int op = 0; op < 2; op++) {
         int64_t settled = t->pk[op].settled;
@@ -688,7 +246,7 @@ split_locked(struct throttle_table *t, unsigned i, uint64_t now_ms)
 {
     struct tpart *np = xcalloc(t->n + 1, sizeof(*np));
 
-    now_ms = advance(t, &t->p[i], now_ms);
+    now_ms = table_advance(t, &t->p[i], now_ms);
     memcpy(np, t->p, i * sizeof(*np));
     part_split(&t->p[i], &np[i], &np[i + 1]);
     memcpy(np + i + 2, t->p + i + 1, (t->n - i - 1) * sizeof(*np));
@@ -701,14 +259,8 @@ int
 throttle_table_split(struct throttle_table *t, unsigned i, uint64_t now_ms,
                      struct ddb_err *err)
 {
-    pthread_mutex_lock(&t->mu);
-    if (i >= t->n) {
-        unsigned n = t->n;
-
-        pthread_mutex_unlock(&t->mu);
-        return ddb_err_set(err, DDB_INTERNAL,
-                           "throttle: no partition %u of %u", i, n);
-    }
+    if (table_lock_part(t, i, now_ms, err) == NULL)
+        return -1;
     split_locked(t, i, now_ms);
     pthread_mutex_unlock(&t->mu);
     return 0;
@@ -726,28 +278,6 @@ throttle_table_double(struct throttle_table *t, uint64_t now_ms)
 /* ------------------------------------------------------------------------
  * Admission and charging.
  * ---------------------------------------------------------------------- */
-
-/* The on-demand table's instant capacity now: max(initial, mult x peak). */
-static int64_t
-od_limit(const struct throttle_table *t, int op)
-{
-    double init = op == THROTTLE_READ ? t->lim.od_initial_rru
-                                      : t->lim.od_initial_wru;
-    double mult = t->lim.od_peak_mult > 0 ? t->lim.od_peak_mult : 2;
-    int64_t a = to_mu(init * scale_of(&t->lim));
-    int64_t b = (int64_t)((double)t->pk[op].settled * mult);
-
-    return max64(a, b);
-}
-
-static int64_t
-od_quota(const struct throttle_table *t, int op)
-{
-    double q = op == THROTTLE_READ ? t->lim.od_table_max_rru
-                                   : t->lim.od_table_max_wru;
-
-    return q > 0 ? to_mu(q * scale_of(&t->lim)) : INT64_MAX / 4;
-}
 
 /* Would a charge of need fit under limit given used? A need larger than
  * the whole limit fits when nothing is used, so a big item is never
@@ -814,7 +344,7 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
     if (part >= t->n)
         part = t->n - 1;                /* a stale index after a split */
     p = &t->p[part];
-    advance(t, p, now_ms);
+    table_advance(t, p, now_ms);
     c = decide(t, p, o, need_mu, &borrow);
     if (c != THROTTLE_OK && !t->lim.enforce) {
         p->would[o]++;
@@ -863,7 +393,7 @@ throttle_charge(struct throttle_table *t, const struct throttle_ticket *tk,
         return;
     pthread_mutex_lock(&t->mu);
     p = &t->p[tk->part < t->n ? tk->part : t->n - 1];
-    now_ms = advance(t, p, now_ms);
+    now_ms = table_advance(t, p, now_ms);
     if (tk->borrowed)
         win_add(&p->bw[o], mu);
     else
@@ -1020,467 +550,4 @@ throttle_txn_code(struct throttle_table *t, enum throttle_cause cause)
     return throttle_errtype(t, cause) == DDB_THROUGHPUT_EXCEEDED
                ? "ProvisionedThroughputExceeded"
                : "ThrottlingError";
-}
-
-/* ------------------------------------------------------------------------
- * Observability.
- * ---------------------------------------------------------------------- */
-
-static void
-op_stats(const struct throttle_table *t, const struct tpart *p, int op,
-         struct throttle_op_stats *s)
-{
-    int64_t sum60 = 0;
-
-    memset(s, 0, sizeof(*s));
-    s->share = (double)p->b[op].rate / 1000.0;
-    s->level = mu_units(p->b[op].level);
-    s->capacity = mu_units(p->b[op].cap);
-    s->ceiling = mu_units(ceiling_mu(t, op));
-    s->last_1s = mu_units(p->w[op].sum);
-    for (unsigned k = 0; k < THROTTLE_HISTORY_S; k++) {
-        uint64_t sec = p->h[op].sec - k;
-        int64_t v = k <= p->h[op].sec ? p->h[op].v[sec % THROTTLE_HISTORY_S]
-                                      : 0;
-
-        s->per_second[k] = mu_units(v);
-        sum60 += v;
-    }
-    s->last_60s = mu_units(sum60);
-    s->consumed_total = mu_units(p->total[op]);
-    s->admitted = p->admitted[op];
-    s->borrowed = p->borrowed[op];
-    s->would_throttle = p->would[op];
-    memcpy(s->throttled, p->throttled[op], sizeof(s->throttled));
-}
-
-int
-throttle_part_stats(struct throttle_table *t, unsigned part, uint64_t now_ms,
-                    struct throttle_part_stats *out, struct ddb_err *err)
-{
-    pthread_mutex_lock(&t->mu);
-    if (part >= t->n) {
-        unsigned n = t->n;
-
-        pthread_mutex_unlock(&t->mu);
-        return ddb_err_set(err, DDB_INTERNAL,
-                           "throttle: no partition %u of %u", part, n);
-    }
-    advance(t, &t->p[part], now_ms);
-    for (int op = 0; op < 2; op++)
-        op_stats(t, &t->p[part], op, &out->op[op]);
-    pthread_mutex_unlock(&t->mu);
-    return 0;
-}
-
-int
-throttle_part_throttled_1s(struct throttle_table *t, unsigned part,
-                           uint64_t now_ms, uint64_t out[2],
-                           struct ddb_err *err)
-{
-    pthread_mutex_lock(&t->mu);
-    if (part >= t->n) {
-        unsigned n = t->n;
-
-        pthread_mutex_unlock(&t->mu);
-        return ddb_err_set(err, DDB_INTERNAL,
-                           "throttle: no partition %u of %u", part, n);
-    }
-    advance(t, &t->p[part], now_ms);
-    for (int op = 0; op < 2; op++)
-        out[op] = (uint64_t)t->p[part].rej[op].sum;
-    pthread_mutex_unlock(&t->mu);
-    return 0;
-}
-
-void
-throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
-                     struct throttle_table_stats *out)
-{
-    memset(out, 0, sizeof(*out));
-    pthread_mutex_lock(&t->mu);
-    out->nparts = t->n;
-    out->on_demand = t->on_demand;
-    for (unsigned i = 0; i < t->n; i++)
-        now_ms = advance(t, &t->p[i], now_ms);
-    for (int op = 0; op < 2; op++) {
-        struct throttle_op_stats *s = &out->op[op];
-
-        out->provisioned[op] = mu_units(t->prov[op]);
-        out->limit[op] = t->on_demand ? mu_units(od_limit(t, op))
-                                      : mu_units(t->prov[op]);
-        out->peak[op] = mu_units(t->pk[op].settled);
-        for (unsigned i = 0; i < t->n; i++) {
-            struct throttle_op_stats ps;
-
-            op_stats(t, &t->p[i], op, &ps);
-            s->share += ps.share;
-            s->level += ps.level;
-            s->capacity += ps.capacity;
-            s->ceiling += ps.ceiling;
-            s->last_60s += ps.last_60s;
-            s->consumed_total += ps.consumed_total;
-            for (unsigned k = 0; k < THROTTLE_HISTORY_S; k++)
-                s->per_second[k] += ps.per_second[k];
-            s->admitted += ps.admitted;
-            s->borrowed += ps.borrowed;
-            s->would_throttle += ps.would_throttle;
-            for (int c = 0; c < THROTTLE_CAUSE_COUNT; c++)
-                s->throttled[c] += ps.throttled[c];
-        }
-        s->last_1s = mu_units(t->tw[op].sum);
-    }
-    pthread_mutex_unlock(&t->mu);
-}
-
-size_t
-throttle_hotkeys(struct throttle_table *t, enum throttle_hk_kind kind,
-                 struct throttle_hotkey *out, size_t n)
-{
-    size_t m;
-
-    if ((int)kind < 0 || kind >= THROTTLE_HK_COUNT)
-        return 0;
-    pthread_mutex_lock(&t->mu);
-    m = throttle_sketch_top(t->hk[kind], out, n);
-    pthread_mutex_unlock(&t->mu);
-    return m;
-}
-
-/* ------------------------------------------------------------------------
- * Knobs by name (command line, config file, per-table tags).
- * ---------------------------------------------------------------------- */
-
-enum knob_kind { KNOB_BOOL, KNOB_POS, KNOB_NONNEG, KNOB_MULT };
-
-static const struct knob {
-    const char *name;
-    enum knob_kind kind;
-    size_t off;                         /* offsetof(struct throttle_limits) */
-} knobs[] = {
-    { "throttle", KNOB_BOOL, offsetof(struct throttle_limits, enforce) },
-    { "throttle-scale", KNOB_POS, offsetof(struct throttle_limits, scale) },
-    { "partition-rcu", KNOB_POS,
-      offsetof(struct throttle_limits, partition_rcu) },
-    { "partition-wcu", KNOB_POS,
-      offsetof(struct throttle_limits, partition_wcu) },
-    { "burst-seconds", KNOB_NONNEG,
-      offsetof(struct throttle_limits, burst_s) },
-    { "burst-start-full", KNOB_BOOL,
-      offsetof(struct throttle_limits, burst_start_full) },
-    { "adaptive-capacity", KNOB_BOOL,
-      offsetof(struct throttle_limits, adaptive) },
-    { "ondemand-initial-rru", KNOB_POS,
-      offsetof(struct throttle_limits, od_initial_rru) },
-    { "ondemand-initial-wru", KNOB_POS,
-      offsetof(struct throttle_limits, od_initial_wru) },
-    { "ondemand-peak-multiplier", KNOB_MULT,
-      offsetof(struct throttle_limits, od_peak_mult) },
-    { "ondemand-peak-window-seconds", KNOB_NONNEG,
-      offsetof(struct throttle_limits, od_peak_window_s) },
-    { "ondemand-table-max-rru", KNOB_POS,
-      offsetof(struct throttle_limits, od_table_max_rru) },
-    { "ondemand-table-max-wru", KNOB_POS,
-      offsetof(struct throttle_limits, od_table_max_wru) },
-};
-
-static int
-parse_bool(const char *v, bool *out)
-{
-    static const char *const yes[] = { "on", "true", "yes", "1" };
-    static const char *const no[] = { "off", "false", "no", "0" };
-
-    for (size_t i = 0; i < 4; i++) {
-        if (strcasecmp(v, yes[i]) == 0) {
-            *out = true;
-            return 0;
-        }
-        if (strcasecmp(v, no[i]) == 0) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-int
-throttle_limits_set(struct throttle_limits *lim, const char *name,
-                    const char *value)
-{
-    const struct knob *k = NULL;
-    char *end;
-    double d;
-
-    if (name == NULL)
-        return -1;
-    for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-        if (strcmp(knobs[i].name, name) == 0)
-            k = &knobs[i];
-    if (k == NULL)
-        return -1;
-    if (value == NULL)
-        return -2;
-    if (k->kind == KNOB_BOOL)
-        return parse_bool(value, (bool *)((char *)lim + k->off)) == 0 ? 0
-                                                                      : -2;
-    errno = 0;
-    d = strtod(value, &end);
-    if (end == value || *end != '\0' || errno != 0 || !(d >= 0) || d > 1e12)
-        return -2;
-    if ((k->kind == KNOB_POS && d <= 0) || (k->kind == KNOB_MULT && d < 1))
-        return -2;
-    *(double *)((char *)lim + k->off) = d;
-    return 0;
-}
-
-#define TAG_PREFIX "shardlocal:"
-
-int
-throttle_limits_apply_tags(struct throttle_limits *lim, const json_t *tags)
-{
-    size_t i;
-    json_t *tag;
-    int n = 0;
-
-    if (!json_is_array(tags))
-        return 0;
-    json_array_foreach(tags, i, tag) {
-        const char *k = json_string_value(json_object_get(tag, "Key"));
-        const char *v = json_string_value(json_object_get(tag, "Value"));
-
-        if (k == NULL || strncmp(k, TAG_PREFIX, strlen(TAG_PREFIX)) != 0)
-            continue;
-        if (throttle_limits_set(lim, k + strlen(TAG_PREFIX), v) == 0)
-            n++;
-    }
-    return n;
-}
-
-/* ------------------------------------------------------------------------
- * From a table description.
- * ---------------------------------------------------------------------- */
-
-static double
-num_member(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    /* unit counts are whole numbers in descriptions; JSON reals tolerated */
-    if (json_is_integer(v))
-        return (double)json_integer_value(v);
-    if (json_is_real(v))
-        return json_real_value(v);
-    return 0;
-}
-
-int
-throttle_conf_from_desc(const json_t *desc, const char *index,
-                        unsigned nparts, struct throttle_table_conf *tc)
-{
-    const json_t *src = desc, *pt, *odt;
-    const char *mode;
-
-    memset(tc, 0, sizeof(*tc));
-    mode = json_string_value(json_object_get(
-        json_object_get(desc, "BillingModeSummary"), "BillingMode"));
-    tc->on_demand = mode != NULL && strcmp(mode, "PAY_PER_REQUEST") == 0;
-    tc->arn = json_string_value(json_object_get(desc, "TableArn"));
-    if (index != NULL) {
-        const json_t *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
-        json_t *g;
-        size_t i;
-
-        src = NULL;
-        json_array_foreach(gsis, i, g) {
-            const char *n = json_string_value(json_object_get(g,
-                                                              "IndexName"));
-
-            if (n != NULL && strcmp(n, index) == 0)
-                src = g;
-        }
-        if (src == NULL)
-            return -1;
-        tc->is_index = true;
-        tc->arn = json_string_value(json_object_get(src, "IndexArn"));
-    }
-    pt = json_object_get(src, "ProvisionedThroughput");
-    tc->rcu = num_member(pt, "ReadCapacityUnits");
-    tc->wcu = num_member(pt, "WriteCapacityUnits");
-    odt = json_object_get(src, "OnDemandThroughput");
-    tc->od_max_rru = odt != NULL ? num_member(odt, "MaxReadRequestUnits")
-                                 : -1;
-    tc->od_max_wru = odt != NULL ? num_member(odt, "MaxWriteRequestUnits")
-                                 : -1;
-    if (tc->od_max_rru == 0)
-        tc->od_max_rru = -1;
-    if (tc->od_max_wru == 0)
-        tc->od_max_wru = -1;
-    tc->nparts = nparts == 0 ? 1 : nparts;
-    if (tc->arn == NULL)
-        tc->arn = "";
-    return 0;
-}
-
-/* ------------------------------------------------------------------------
- * Registry.
- * ---------------------------------------------------------------------- */
-
-struct reg_entry {
-    char *table;                        /* owned */
-    char *index;                        /* owned, NULL for the table */
-    struct throttle_table *t;           /* owned */
-    bool dropped;                       /* kept allocated until free */
-};
-
-struct throttle_registry {
-    pthread_rwlock_t mu;                /* guards everything below */
-    struct throttle_limits lim;
-    struct reg_entry *e;                /* owned */
-    size_t n, cap;
-};
-
-struct throttle_registry *
-throttle_registry_new(const struct throttle_limits *lim)
-{
-    struct throttle_registry *r = xcalloc(1, sizeof(*r));
-
-    pthread_rwlock_init(&r->mu, NULL);
-    r->lim = *lim;
-    return r;
-}
-
-void
-throttle_registry_free(struct throttle_registry *r)
-{
-    if (r == NULL)
-        return;
-    for (size_t i = 0; i < r->n; i++) {
-        free(r->e[i].table);
-        free(r->e[i].index);
-        throttle_table_free(r->e[i].t);
-    }
-    free(r->e);
-    pthread_rwlock_destroy(&r->mu);
-    free(r);
-}
-
-void
-throttle_registry_limits(struct throttle_registry *r,
-                         struct throttle_limits *out)
-{
-    pthread_rwlock_rdlock(&r->mu);
-    *out = r->lim;
-    pthread_rwlock_unlock(&r->mu);
-}
-
-void
-throttle_registry_set_limits(struct throttle_registry *r,
-                             const struct throttle_limits *lim,
-                             uint64_t now_ms)
-{
-    pthread_rwlock_wrlock(&r->mu);
-    r->lim = *lim;
-    for (size_t i = 0; i < r->n; i++)
-        if (!r->e[i].dropped)
-            throttle_table_set_limits(r->e[i].t, lim, now_ms);
-    pthread_rwlock_unlock(&r->mu);
-}
-
-static bool
-same_index(const char *a, const char *b)
-{
-    if (a == NULL || b == NULL)
-        return a == b;
-    return strcmp(a, b) == 0;
-}
-
-/* Caller holds r->mu (either mode). */
-static struct throttle_table *
-reg_lookup(struct throttle_registry *r, const char *table, const char *index)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        struct reg_entry *e = &r->e[i];
-
-        if (!e->dropped && strcmp(e->table, table) == 0 &&
-            same_index(e->index, index))
-            return e->t;
-    }
-    return NULL;
-}
-
-struct throttle_table *
-throttle_registry_find(struct throttle_registry *r, const char *table,
-                       const char *index)
-{
-    struct throttle_table *t;
-
-    if (table == NULL)
-        return NULL;
-    pthread_rwlock_rdlock(&r->mu);
-    t = reg_lookup(r, table, index);
-    pthread_rwlock_unlock(&r->mu);
-    return t;
-}
-
-struct throttle_table *
-throttle_registry_get(struct throttle_registry *r, const char *table,
-                      const char *index, const struct throttle_table_conf *tc,
-                      const struct throttle_limits *lim, uint64_t now_ms)
-{
-    struct throttle_table *t = throttle_registry_find(r, table, index);
-    struct reg_entry *e;
-
-    if (t != NULL || table == NULL || tc == NULL)
-        return t;
-    pthread_rwlock_wrlock(&r->mu);
-    t = reg_lookup(r, table, index);    /* another thread may have won */
-    if (t == NULL) {
-        if (r->n == r->cap) {
-            size_t cap = r->cap == 0 ? 16 : r->cap * 2;
-            struct reg_entry *ne = xcalloc(cap, sizeof(*ne));
-
-            if (r->n > 0)
-                memcpy(ne, r->e, r->n * sizeof(*ne));
-            free(r->e);
-            r->e = ne;
-            r->cap = cap;
-        }
-        e = &r->e[r->n];
-        e->table = xstrdup(table);
-        e->index = index != NULL ? xstrdup(index) : NULL;
-        e->t = throttle_table_new(lim != NULL ? lim : &r->lim, tc, now_ms);
-        e->dropped = false;
-        r->n++;
-        t = e->t;
-    }
-    pthread_rwlock_unlock(&r->mu);
-    return t;
-}
-
-void
-throttle_registry_drop(struct throttle_registry *r, const char *table,
-                       const char *index)
-{
-    if (table == NULL)
-        return;
-    pthread_rwlock_wrlock(&r->mu);
-    for (size_t i = 0; i < r->n; i++) {
-        struct reg_entry *e = &r->e[i];
-
-        if (strcmp(e->table, table) == 0 &&
-            (index == NULL || same_index(e->index, index)))
-            e->dropped = true;
-    }
-    pthread_rwlock_unlock(&r->mu);
-}
-
-void
-throttle_registry_foreach(struct throttle_registry *r, throttle_visit_fn *fn,
-                          void *arg)
-{
-    pthread_rwlock_rdlock(&r->mu);
-    for (size_t i = 0; i < r->n; i++)
-        if (!r->e[i].dropped)
-            fn(arg, r->e[i].table, r->e[i].index, r->e[i].t);
-    pthread_rwlock_unlock(&r->mu);
 }

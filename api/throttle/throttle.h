@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* throttle.h - DynamoDB's throttling model as pure logic: per-partition
- * read/write token buckets, the per-partition ceiling, adaptive capacity,
- * on-demand scaling limits, counters and hot keys (throttling.md 4, 5, 7).
- * Time is always an argument; nothing here reads a clock. docs/throttling.md
- * explains the model and every knob. */
+ * token buckets, ceilings, adaptive capacity, on-demand limits, counters
+ * and hot keys (bucket.c, throttle.c, registry.c). Time is always an
+ * argument; nothing here reads a clock. docs/throttling.md explains it. */
 #ifndef SHARDLOCAL_THROTTLE_H
 #define SHARDLOCAL_THROTTLE_H
 
@@ -13,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "conf/limits.h"
 #include "storage/storage.h"
 
 enum throttle_op { THROTTLE_READ = 0, THROTTLE_WRITE = 1 };
@@ -28,28 +28,8 @@ enum throttle_cause {
     THROTTLE_CAUSE_COUNT
 };
 
-/*
- * Every limit of the model. throttle_limits_default() gives DynamoDB's
- * numbers; scale multiplies the partition ceilings and the on-demand
- * initial and per-table limits together (0.01: a 10 WCU partition). A
- * table's own provisioned units and OnDemandThroughput are never scaled.
- */
-struct throttle_limits {
-    double partition_rcu;           /* 3000: per-partition read ceiling/s */
-    double partition_wcu;           /* 1000: per-partition write ceiling/s */
-    double burst_s;                 /* 300: seconds of share a bucket banks */
-    bool burst_start_full;          /* true: a new bucket starts full */
-    bool adaptive;                  /* true: borrow the table's unused rate */
-    bool enforce;                   /* false (--throttle off): meter only */
-    double od_initial_rru;          /* 12000: new on-demand table, reads/s */
-    double od_initial_wru;          /* 4000: new on-demand table, writes/s */
-    double od_peak_mult;            /* 2: instant capacity = mult x peak */
-    double od_peak_window_s;        /* 1800: a peak counts after this long */
-    double od_table_max_rru;        /* 40000: per-table quota, reads/s */
-    double od_table_max_wru;        /* 40000: per-table quota, writes/s */
-    double scale;                   /* 1.0: shrinks all of the above limits */
-};
-
+/* The limits (struct throttle_limits, conf/limits.h) of the model:
+ * DynamoDB's numbers, the defaults of conf/'s settings table. */
 void throttle_limits_default(struct throttle_limits *lim);
 /* The partition ceiling (units/s) after scaling. */
 double throttle_limits_ceiling(const struct throttle_limits *lim,
@@ -59,21 +39,10 @@ double throttle_limits_ceiling(const struct throttle_limits *lim,
 unsigned throttle_limits_partitions(const struct throttle_limits *lim,
                                     double rcu, double wcu);
 
-/*
- * Set one knob by name from text, for the command line, the config file
- * and per-table tags ("shardlocal:<name>"). Names: throttle (on|off),
- * throttle-scale, partition-rcu, partition-wcu, burst-seconds,
- * burst-start-full (on|off), adaptive-capacity (on|off),
- * ondemand-initial-rru, ondemand-initial-wru, ondemand-peak-multiplier,
- * ondemand-peak-window-seconds, ondemand-table-max-rru,
- * ondemand-table-max-wru. Returns 0, -1 for an unknown name, or -2 for a
- * bad value (lim unchanged).
- */
-int throttle_limits_set(struct throttle_limits *lim, const char *name,
-                        const char *value);
 /* Apply the "shardlocal:<knob>" entries of a Tags list ([{"Key", "Value"}],
- * borrowed, may be NULL) to lim; other tags are ignored, and so are bad
- * values. Returns how many knobs were set. */
+ * borrowed, may be NULL) to lim, each knob parsed by conf/'s settings
+ * table (conf_limits_set); other tags are ignored, and so are bad values.
+ * Returns how many knobs were set. */
 int throttle_limits_apply_tags(struct throttle_limits *lim,
                                const json_t *tags);
 

@@ -989,41 +989,12 @@ END_TEST
  * Integration helpers: knobs by name, tags, descriptions, the registry.
  * ---------------------------------------------------------------------- */
 
-START_TEST(test_throttle_knobs_by_name)
+START_TEST(test_throttle_knob_tags)
 {
-    struct throttle_limits lim, before;
+    struct throttle_limits lim;
     json_t *tags;
 
-    throttle_limits_default(&lim);
-    ck_assert_int_eq(throttle_limits_set(&lim, "throttle", "off"), 0);
-    ck_assert(!lim.enforce);
-    ck_assert_int_eq(throttle_limits_set(&lim, "throttle", "on"), 0);
-    ck_assert(lim.enforce);
-    ck_assert_int_eq(throttle_limits_set(&lim, "throttle-scale", "0.01"), 0);
-    ck_assert(lim.scale == 0.01);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", "250"), 0);
-    ck_assert(lim.partition_wcu == 250);
-    ck_assert_int_eq(throttle_limits_set(&lim, "adaptive-capacity", "false"),
-                     0);
-    ck_assert(!lim.adaptive);
-    ck_assert_int_eq(throttle_limits_set(&lim, "burst-seconds", "0"), 0);
-    ck_assert(lim.burst_s == 0);
-    ck_assert_int_eq(throttle_limits_set(&lim, "ondemand-peak-multiplier",
-                                         "3"), 0);
-    ck_assert(lim.od_peak_mult == 3);
-    before = lim;
-    ck_assert_int_eq(throttle_limits_set(&lim, "nope", "1"), -1);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", "0"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", "-5"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", "12abc"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", ""), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "partition-wcu", "nan"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "throttle", "maybe"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "ondemand-peak-multiplier",
-                                         "0.5"), -2);
-    ck_assert_int_eq(throttle_limits_set(&lim, "throttle", NULL), -2);
-    ck_assert(memcmp(&lim, &before, sizeof(lim)) == 0);
-
+    /* Knobs by name and their ranges: check_conf's test_conf_limits_set. */
     throttle_limits_default(&lim);
     tags = json_loads("[{\"Key\": \"shardlocal:partition-wcu\", "
                       "\"Value\": \"10\"}, {\"Key\": \"env\", \"Value\": "
@@ -1188,7 +1159,7 @@ throttle_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("integration");
-    tcase_add_test(tc, test_throttle_knobs_by_name);
+    tcase_add_test(tc, test_throttle_knob_tags);
     tcase_add_test(tc, test_throttle_conf_from_desc);
     tcase_add_test(tc, test_throttle_registry);
     suite_add_tcase(s, tc);
