@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_eval.c - evaluation of resolved expressions against an item:
+/* eval.c - evaluation of resolved expressions against an item:
  * conditions and filters, projections, and update application, with
- * DynamoDB's comparison rules (api/item.h) and exact decimal arithmetic
+ * DynamoDB's comparison rules (api/proto/av.h) and exact decimal arithmetic
  * (storage.h num_add/num_sub). */
 
 #include <stdint.h>

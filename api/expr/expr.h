@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr.h - DynamoDB expressions: parse (expr_lex.c, expr_parse.c), resolve
- * #names and :values against the request (expr_resolve.c), evaluate
- * (expr_eval.c). Every error carries DynamoDB's exact message, e.g.
+/* expr.h - DynamoDB expressions: parse (lex.c, parse.c), resolve
+ * #names and :values against the request (resolve.c), evaluate
+ * (eval.c). Every error carries DynamoDB's exact message, e.g.
  * "Invalid UpdateExpression: Syntax error; token: ...". */
 #ifndef SHARDLOCAL_EXPR_H
 #define SHARDLOCAL_EXPR_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* expr_int.h - private to the expression engine: the arena, tokens, the
- * AST shared by expr_lex.c (tokens), expr_parse.c (syntax), expr_resolve.c
- * (names, values, semantic checks, key conditions) and expr_eval.c. */
+ * AST shared by lex.c (tokens), parse.c (syntax), resolve.c
+ * (names, values, semantic checks, key conditions) and eval.c. */
 #ifndef SHARDLOCAL_EXPR_INT_H
 #define SHARDLOCAL_EXPR_INT_H
 
@@ -33,7 +33,7 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), nonnull(1, 2)));
 
 /* ------------------------------------------------------------------------
- * Tokens (expr_lex.c).
+ * Tokens (lex.c).
  * ---------------------------------------------------------------------- */
 
 enum tok_type {
@@ -53,6 +53,11 @@ struct tok {
     size_t len;
 };
 
+/* Character classes of the tokenizer, for anything else that reads
+ * expression text or placeholders (ExpressionAttributeNames keys). */
+bool lex_is_space(char c);
+bool lex_is_name_start(char c);     /* [A-Za-z] */
+bool lex_is_name_char(char c);      /* [A-Za-z0-9_] */
 /* Split text into tokens, always ending with T_EOF. Returns the count;
  * *toks is arena memory. */
 int lex_tokens(struct arena *a, const char *text, size_t len,
@@ -139,17 +144,17 @@ struct expr {
 /* "ConditionExpression", ... for the "Invalid X: " prefix. */
 const char *expr_kind_param(enum expr_kind kind);
 
-/* expr_parse.c: syntax only. Fills e->root / paths / acts, or returns -1
+/* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */
 int parse_syntax(struct expr *e, const char *text, size_t len,
                  struct ddb_err *err);
 
-/* expr_resolve.c: resolve names and values through env (marking them
+/* resolve.c: resolve names and values through env (marking them
  * used) and run DynamoDB's semantic checks in its order. -1 with the
  * unprefixed message on error. */
 int resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err);
 
-/* expr_eval.c helpers shared with expr_resolve.c. */
+/* eval.c helpers shared with resolve.c. */
 /* "[a, b, [2]]" as DynamoDB prints paths in messages. */
 char *path_str(struct arena *a, const struct expr_path *p);
 /* The type key of a validated AttributeValue ("S", "NS", ...) or NULL. */

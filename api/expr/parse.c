@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_parse.c - recursive-descent parser for condition, key condition,
+/* parse.c - recursive-descent parser for condition, key condition,
  * projection and update expressions into an arena AST (expr_int.h), and
- * expr_parse(), which runs lex -> parse -> resolve (expr_resolve.c). */
+ * expr_parse(), which runs lex -> parse -> resolve (resolve.c). */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -804,10 +804,8 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
                     expr_kind_param(kind), len);
         return NULL;
     }
-    for (i = 0; i < len; i++)
-        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
-            text[i] != '\r' && text[i] != '\f' && text[i] != '\v')
-            break;
+    for (i = 0; i < len && lex_is_space(text[i]); i++)
+        ;
     if (i == len) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: The expression can not be empty;",

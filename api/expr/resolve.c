@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_resolve.c - ExpressionAttributeNames/Values (the env), resolution of
+/* resolve.c - ExpressionAttributeNames/Values (the env), resolution of
  * #names and :values in a parsed expression, DynamoDB's semantic checks
  * reported in DynamoDB's order, and key condition analysis for Query. */
 
@@ -13,8 +13,8 @@
 struct expr_env {
     const json_t *names;            /* borrowed, NULL if absent */
     json_t *values;                 /* borrowed, NULL if absent */
-    json_t *used_names;             /* owned: object of used keys */
-    json_t *used_values;
+    json_t *used;                   /* owned: the #names and :values used
+                                       (their sigils keep them apart) */
 };
 
 /* ------------------------------------------------------------------------
@@ -28,6 +28,8 @@ struct expr_env {
 #define MSG_KEY_TOO_LONG "%s contains invalid key: The expression " \
     "attribute map contains a key that is too long"
 
+/* A placeholder as the lexer reads one: lead ('#' or ':') and one or more
+ * name characters. */
 static bool
 valid_key(const char *key, char lead)
 {
@@ -36,8 +38,7 @@ valid_key(const char *key, char lead)
     if (key[0] != lead || key[1] == '\0')
         return false;
     for (s = key + 1; *s != '\0'; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_'))
+        if (!lex_is_name_char(*s))
             return false;
     return true;
 }
@@ -126,8 +127,7 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
     v = xcalloc(1, sizeof(*v));
     v->names = names;
     v->values = values;
-    v->used_names = json_object();
-    v->used_values = json_object();
+    v->used = json_object();
     *env = v;
     return 0;
 }
@@ -138,8 +138,7 @@ expr_env_free(struct expr_env *env)
 {
     if (env == NULL)
         return;
-    json_decref(env->used_names);
-    json_decref(env->used_values);
+    json_decref(env->used);
     free(env);
 }
 
@@ -180,11 +179,11 @@ expr_env_check_unused(const struct expr_env *env, struct ddb_err *err)
 
     if (env == NULL)
         return 0;
-    if (unused_keys(env->names, env->used_names, keys, sizeof(keys)) > 0)
+    if (unused_keys(env->names, env->used, keys, sizeof(keys)) > 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Value provided in ExpressionAttributeNames "
                            "unused in expressions: keys: %s", keys);
-    if (unused_keys(env->values, env->used_values, keys, sizeof(keys)) > 0)
+    if (unused_keys(env->values, env->used, keys, sizeof(keys)) > 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Value provided in ExpressionAttributeValues "
                            "unused in expressions: keys: %s", keys);
@@ -297,7 +296,7 @@ check_path(struct sem *s, struct expr_node *n)
             sem_set(s, S_NAMEVAL, m);
             continue;
         }
-        json_object_set_new(s->env->used_names, el->ref, json_true());
+        json_object_set_new(s->env->used, el->ref, json_true());
         el->name = json_string_value(v);
     }
 }
@@ -317,7 +316,7 @@ check_value(struct sem *s, struct expr_node *n)
         sem_set(s, S_NAMEVAL, m);
         return;
     }
-    json_object_set_new(s->env->used_values, n->ref, json_true());
+    json_object_set_new(s->env->used, n->ref, json_true());
     n->value = v;
 }
 
