@@ -625,6 +625,27 @@ is_type(const json_t *av, const char *t)
     return x != NULL && strcmp(x, t) == 0;
 }
 
+static int eval_set_value(const struct expr_node *n, const json_t *old,
+                          json_t **out, struct ddb_err *err);
+
+/* The two operands of list_append() or of + and -, each computed against
+ * old and required to be of type t. *a and *b are new references (set
+ * even on failure; the caller releases them). */
+static int
+eval_set_operands(const struct expr_node *n, const json_t *old,
+                  const char *t, json_t **a, json_t **b, struct ddb_err *err)
+{
+    if (eval_set_value(n->args[0], old, a, err) != 0)
+        return -1;
+    if (!is_type(*a, t))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
+    if (eval_set_value(n->args[1], old, b, err) != 0)
+        return -1;
+    if (!is_type(*b, t))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
+    return 0;
+}
+
 /* The value of a SET right-hand side, computed against the old item.
  * *out is a new reference. */
 static int
@@ -657,18 +678,8 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
         }
         if (n->op != F_LIST_APPEND)
             return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-        if (eval_set_value(n->args[0], old, &a, err) != 0)
+        if (eval_set_operands(n, old, "L", &a, &b, err) != 0)
             goto out;
-        if (!is_type(a, "L")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
-        if (eval_set_value(n->args[1], old, &b, err) != 0)
-            goto out;
-        if (!is_type(b, "L")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
         json_array_extend(json_object_get(a, "L"), json_object_get(b, "L"));
         *out = a;
         a = NULL;
@@ -678,18 +689,8 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
         char res[NUM_TEXT_MAX];
         int r;
 
-        if (eval_set_value(n->args[0], old, &a, err) != 0)
+        if (eval_set_operands(n, old, "N", &a, &b, err) != 0)
             goto out;
-        if (!is_type(a, "N")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
-        if (eval_set_value(n->args[1], old, &b, err) != 0)
-            goto out;
-        if (!is_type(b, "N")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
         r = n->op == '+' ?
             num_add(json_string_value(json_object_get(a, "N")),
                     json_string_value(json_object_get(b, "N")), res, err) :

@@ -20,6 +20,10 @@ enum expr_kind {
     EXPR_UPDATE                     /* UpdateExpression */
 };
 
+/* The request member an expression of this kind is written in
+ * ("ConditionExpression", ...), also the "Invalid X: " of its errors. */
+const char *expr_kind_param(enum expr_kind kind);
+
 /* The ExpressionAttributeNames/Values of one request (both borrowed, may be
  * NULL), and which of them the request's expressions used. */
 struct expr_env;

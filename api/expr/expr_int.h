@@ -28,6 +28,8 @@ void arena_init(struct arena *a);
 void arena_fini(struct arena *a);
 /* Zeroed memory that lives until arena_fini(); aborts on OOM. */
 void *arena_alloc(struct arena *a, size_t n);
+/* v with room for element n (see lex.c); grows *cap. */
+void *arena_grow(struct arena *a, void *v, int n, int *cap, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), nonnull(1, 2)));
@@ -140,9 +142,6 @@ struct expr {
 /* ------------------------------------------------------------------------
  * Stages.
  * ---------------------------------------------------------------------- */
-
-/* "ConditionExpression", ... for the "Invalid X: " prefix. */
-const char *expr_kind_param(enum expr_kind kind);
 
 /* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */

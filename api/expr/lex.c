@@ -71,6 +71,23 @@ arena_alloc(struct arena *a, size_t n)
     return p;
 }
 
+/* Room for one more element in the arena array v of n elements of size
+ * bytes and capacity *cap (0 while v is NULL): v itself, or a copy twice
+ * as large (the old one stays in the arena until arena_fini()). */
+void *
+arena_grow(struct arena *a, void *v, int n, int *cap, size_t size)
+{
+    void *bigger;
+
+    if (n < *cap)
+        return v;
+    *cap = *cap == 0 ? 4 : *cap * 2;
+    bigger = arena_alloc(a, (size_t)*cap * size);
+    if (n > 0)
+        memcpy(bigger, v, (size_t)n * size);
+    return bigger;
+}
+
 /* A NUL-terminated copy of n bytes of s, owned by the arena. */
 char *
 arena_strndup(struct arena *a, const char *s, size_t n)

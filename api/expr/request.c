@@ -57,19 +57,6 @@ exprs_env(struct req_exprs *x, const json_t *req, struct ddb_err *err)
 }
 
 static const char *
-expr_member(enum expr_kind kind)
-{
-    switch (kind) {
-    case EXPR_CONDITION:     return "ConditionExpression";
-    case EXPR_FILTER:        return "FilterExpression";
-    case EXPR_KEY_CONDITION: return "KeyConditionExpression";
-    case EXPR_PROJECTION:    return "ProjectionExpression";
-    case EXPR_UPDATE:        return "UpdateExpression";
-    }
-    return NULL;
-}
-
-static const char *
 legacy_member(enum expr_kind kind, const char *legacy_param)
 {
     switch (kind) {
@@ -140,12 +127,12 @@ req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
                const char *legacy_param, struct expr **out,
                struct ddb_err *err)
 {
-    const char *emember = expr_member(kind);
+    const char *emember = expr_kind_param(kind);
     const char *lmember = legacy_member(kind, legacy_param);
     const json_t *val;
 
     *out = NULL;
-    val = emember != NULL ? json_object_get(req, emember) : NULL;
+    val = json_object_get(req, emember);
     if (val != NULL && !json_is_null(val)) {
         if (!json_is_string(val))
             return ddb_err_set(err, DDB_SERIALIZATION,
