@@ -42,38 +42,6 @@ node_av_type(const json_t *av)
     return NULL;
 }
 
-/* A path as DynamoDB prints it in messages, "[a, b, [2]]", in arena a. */
-char *
-path_str(struct arena *a, const struct expr_path *p)
-{
-    size_t cap = 3, n = 0;
-    char *s;
-    int i;
-
-    for (i = 0; i < p->n; i++)
-        cap += 2 + (p->el[i].is_index ? 24 :
-                    (p->el[i].name ? strlen(p->el[i].name) :
-                     strlen(p->el[i].ref)));
-    s = arena_alloc(a, cap);
-    s[n++] = '[';
-    for (i = 0; i < p->n; i++) {
-        const struct path_elem *el = &p->el[i];
-
-        if (i > 0) {
-            memcpy(s + n, ", ", 2);
-            n += 2;
-        }
-        if (el->is_index)
-            n += (size_t)snprintf(s + n, cap - n, "[%ld]", el->index);
-        else
-            n += (size_t)snprintf(s + n, cap - n, "%s",
-                                  el->name ? el->name : el->ref);
-    }
-    s[n++] = ']';
-    s[n] = '\0';
-    return s;
-}
-
 /* The child of av at el: a map member or a list element. */
 static json_t *
 child_get(const json_t *av, const struct path_elem *el)
@@ -586,36 +554,6 @@ expr_update_targets(const struct expr *e)
 /* ------------------------------------------------------------------------
  * Updates
  * ---------------------------------------------------------------------- */
-
-/*
- * Reject updates of key attributes, partition key first, as DynamoDB
- * does (overlapping and conflicting paths were rejected by expr_parse).
- */
-int
-expr_update_check(const struct expr *e, const struct key_schema *ks,
-                  struct ddb_err *err)
-{
-    const char *keys[2] = { ks->hash_name, ks->range_name };
-    int k, i;
-
-    if (e == NULL)
-        return 0;
-    for (k = 0; k < 2; k++) {
-        if (keys[k][0] == '\0')
-            continue;
-        for (i = 0; i < e->nacts; i++) {
-            const struct path_elem *el = &e->acts[i].path->path.el[0];
-
-            if (el->name != NULL && strcmp(el->name, keys[k]) == 0)
-                return ddb_err_set(err, DDB_VALIDATION,
-                                   "One or more parameter values were "
-                                   "invalid: Cannot update attribute %s. "
-                                   "This attribute is part of the key",
-                                   keys[k]);
-        }
-    }
-    return 0;
-}
 
 static bool
 is_type(const json_t *av, const char *t)

@@ -143,6 +143,8 @@ struct expr {
  * Stages.
  * ---------------------------------------------------------------------- */
 
+/* parse.c: an empty expression of kind (caller frees with expr_free). */
+struct expr *expr_new(enum expr_kind kind);
 /* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */
 int parse_syntax(struct expr *e, const char *text, size_t len,
@@ -153,9 +155,18 @@ int parse_syntax(struct expr *e, const char *text, size_t len,
  * unprefixed message on error. */
 int resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err);
 
-/* eval.c helpers shared with resolve.c. */
+/* paths.c: the document paths of an expression. */
 /* "[a, b, [2]]" as DynamoDB prints paths in messages. */
 char *path_str(struct arena *a, const struct expr_path *p);
+/* Called on each path in text order; false stops the walk. */
+typedef bool path_fn(const struct expr_path *p, void *arg);
+bool path_walk(const struct expr *e, path_fn *fn, void *arg);
+/* expr_check_key_scalars() on an expression that may hold unresolved
+ * #names (a syntax-only parse), looked up in names (borrowed). */
+int path_check_key_scalars(const struct expr *e, const json_t *names,
+                           const struct key_schema *ks, struct ddb_err *err);
+
+/* eval.c helpers shared with resolve.c. */
 /* The type key of a validated AttributeValue ("S", "NS", ...) or NULL. */
 const char *node_av_type(const json_t *av);
 /* Value at path in item (borrowed), NULL if absent. */

@@ -720,15 +720,25 @@ prefix_error(enum expr_kind kind, struct ddb_err *err)
                        expr_kind_param(kind), msg);
 }
 
+/* An empty expression of kind with its arena (caller frees with
+ * expr_free). */
+struct expr *
+expr_new(enum expr_kind kind)
+{
+    struct expr *e = xcalloc(1, sizeof(*e));
+
+    e->kind = kind;
+    arena_init(&e->arena);
+    return e;
+}
+
 /* The update's written paths as a projection, owned by e. */
 static void
 build_targets(struct expr *e)
 {
-    struct expr *t = xcalloc(1, sizeof(*t));
+    struct expr *t = expr_new(EXPR_PROJECTION);
     int i;
 
-    t->kind = EXPR_PROJECTION;
-    arena_init(&t->arena);
     t->paths = arena_alloc(&e->arena, ((size_t)e->nacts + 1) *
                                       sizeof(*t->paths));
     for (i = 0; i < e->nacts; i++)
@@ -776,9 +786,7 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
                     expr_kind_param(kind));
         return NULL;
     }
-    e = xcalloc(1, sizeof(*e));
-    e->kind = kind;
-    arena_init(&e->arena);
+    e = expr_new(kind);
     if (parse_syntax(e, text, len, err) != 0 ||
         resolve_expr(e, env, err) != 0) {
         prefix_error(kind, err);
@@ -796,10 +804,7 @@ expr_free(struct expr *e)
 {
     if (e == NULL)
         return;
-    if (e->targets != NULL) {
-        arena_fini(&e->targets->arena);
-        free(e->targets);
-    }
+    expr_free(e->targets);
     arena_fini(&e->arena);
     free(e);
 }
