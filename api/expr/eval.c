@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/expr/expr_int.h"
+#include "api/expr/legacy.h"
 #include "storage/util.h"
 
 #define MSG_NO_ATTR "The provided expression refers to an attribute that " \
@@ -765,20 +766,6 @@ apply_delete(json_t *container, const struct path_elem *el,
     return 0;
 }
 
-/* Whether ref is a placeholder legacy.c synthesises ("#l0", ":l3"). */
-static bool
-is_legacy_ref(const char *ref, char lead)
-{
-    const char *s;
-
-    if (ref == NULL || ref[0] != lead || ref[1] != 'l' || ref[2] == '\0')
-        return false;
-    for (s = ref + 2; *s != '\0'; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* An ADD or DELETE written by legacy_attribute_updates(): its path and
  * its value are both synthetic placeholders. */
 static bool
@@ -786,14 +773,14 @@ is_legacy_action(const struct upd_action *a)
 {
     const struct expr_node *v = a->value;
 
-    if (a->path->path.n != 1 || !is_legacy_ref(a->path->path.el[0].ref, '#')
+    if (a->path->path.n != 1 || !legacy_is_ref(a->path->path.el[0].ref, '#')
         || v == NULL)
         return false;
     /* ADD of a list: SET #l0 = list_append(if_not_exists(#l0, :l1), :l2) */
     if (a->kind == UPD_SET && v->type == NODE_FUNC &&
         v->op == F_LIST_APPEND && v->nargs == 2)
         v = v->args[1];
-    return v->type == NODE_VALUE && is_legacy_ref(v->ref, ':');
+    return v->type == NODE_VALUE && legacy_is_ref(v->ref, ':');
 }
 
 /* A type mismatch of a legacy ADD/DELETE gets the legacy message. */

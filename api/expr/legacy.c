@@ -128,6 +128,21 @@ tr_value_get(const struct tr *t, const char *key)
     return json_object_get(t->values, key);
 }
 
+/* Whether ref is a placeholder tr_name() or tr_value() made: lead ('#'
+ * or ':'), 'l', digits. */
+bool
+legacy_is_ref(const char *ref, char lead)
+{
+    const char *s;
+
+    if (ref == NULL || ref[0] != lead || ref[1] != 'l' || ref[2] == '\0')
+        return false;
+    for (s = ref + 2; *s != '\0'; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
 /* ------------------------------------------------------------------------
  * AttributesToGet
  * ---------------------------------------------------------------------- */
