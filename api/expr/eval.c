@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_eval.c - evaluation of resolved expressions against an item:
+/* eval.c - evaluation of resolved expressions against an item:
  * conditions and filters, projections, and update application, with
- * DynamoDB's comparison rules (api/item.h) and exact decimal arithmetic
+ * DynamoDB's comparison rules (api/proto/av.h) and exact decimal arithmetic
  * (storage.h num_add/num_sub). */
 
 #include <stdint.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/expr/expr_int.h"
+#include "api/expr/legacy.h"
 #include "storage/util.h"
 
 #define MSG_NO_ATTR "The provided expression refers to an attribute that " \
@@ -40,38 +41,6 @@ node_av_type(const json_t *av)
     json_object_foreach((json_t *)av, key, val)
         return key;
     return NULL;
-}
-
-/* A path as DynamoDB prints it in messages, "[a, b, [2]]", in arena a. */
-char *
-path_str(struct arena *a, const struct expr_path *p)
-{
-    size_t cap = 3, n = 0;
-    char *s;
-    int i;
-
-    for (i = 0; i < p->n; i++)
-        cap += 2 + (p->el[i].is_index ? 24 :
-                    (p->el[i].name ? strlen(p->el[i].name) :
-                     strlen(p->el[i].ref)));
-    s = arena_alloc(a, cap);
-    s[n++] = '[';
-    for (i = 0; i < p->n; i++) {
-        const struct path_elem *el = &p->el[i];
-
-        if (i > 0) {
-            memcpy(s + n, ", ", 2);
-            n += 2;
-        }
-        if (el->is_index)
-            n += (size_t)snprintf(s + n, cap - n, "[%ld]", el->index);
-        else
-            n += (size_t)snprintf(s + n, cap - n, "%s",
-                                  el->name ? el->name : el->ref);
-    }
-    s[n++] = ']';
-    s[n] = '\0';
-    return s;
 }
 
 /* The child of av at el: a map member or a list element. */
@@ -587,42 +556,33 @@ expr_update_targets(const struct expr *e)
  * Updates
  * ---------------------------------------------------------------------- */
 
-/*
- * Reject updates of key attributes, partition key first, as DynamoDB
- * does (overlapping and conflicting paths were rejected by expr_parse).
- */
-int
-expr_update_check(const struct expr *e, const struct key_schema *ks,
-                  struct ddb_err *err)
-{
-    const char *keys[2] = { ks->hash_name, ks->range_name };
-    int k, i;
-
-    if (e == NULL)
-        return 0;
-    for (k = 0; k < 2; k++) {
-        if (keys[k][0] == '\0')
-            continue;
-        for (i = 0; i < e->nacts; i++) {
-            const struct path_elem *el = &e->acts[i].path->path.el[0];
-
-            if (el->name != NULL && strcmp(el->name, keys[k]) == 0)
-                return ddb_err_set(err, DDB_VALIDATION,
-                                   "One or more parameter values were "
-                                   "invalid: Cannot update attribute %s. "
-                                   "This attribute is part of the key",
-                                   keys[k]);
-        }
-    }
-    return 0;
-}
-
 static bool
 is_type(const json_t *av, const char *t)
 {
     const char *x = node_av_type(av);
 
     return x != NULL && strcmp(x, t) == 0;
+}
+
+static int eval_set_value(const struct expr_node *n, const json_t *old,
+                          json_t **out, struct ddb_err *err);
+
+/* The two operands of list_append() or of + and -, each computed against
+ * old and required to be of type t. *a and *b are new references (set
+ * even on failure; the caller releases them). */
+static int
+eval_set_operands(const struct expr_node *n, const json_t *old,
+                  const char *t, json_t **a, json_t **b, struct ddb_err *err)
+{
+    if (eval_set_value(n->args[0], old, a, err) != 0)
+        return -1;
+    if (!is_type(*a, t))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
+    if (eval_set_value(n->args[1], old, b, err) != 0)
+        return -1;
+    if (!is_type(*b, t))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
+    return 0;
 }
 
 /* The value of a SET right-hand side, computed against the old item.
@@ -657,18 +617,8 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
         }
         if (n->op != F_LIST_APPEND)
             return ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-        if (eval_set_value(n->args[0], old, &a, err) != 0)
+        if (eval_set_operands(n, old, "L", &a, &b, err) != 0)
             goto out;
-        if (!is_type(a, "L")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
-        if (eval_set_value(n->args[1], old, &b, err) != 0)
-            goto out;
-        if (!is_type(b, "L")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
         json_array_extend(json_object_get(a, "L"), json_object_get(b, "L"));
         *out = a;
         a = NULL;
@@ -678,18 +628,8 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
         char res[NUM_TEXT_MAX];
         int r;
 
-        if (eval_set_value(n->args[0], old, &a, err) != 0)
+        if (eval_set_operands(n, old, "N", &a, &b, err) != 0)
             goto out;
-        if (!is_type(a, "N")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
-        if (eval_set_value(n->args[1], old, &b, err) != 0)
-            goto out;
-        if (!is_type(b, "N")) {
-            ddb_err_set(err, DDB_VALIDATION, MSG_BAD_TYPE);
-            goto out;
-        }
         r = n->op == '+' ?
             num_add(json_string_value(json_object_get(a, "N")),
                     json_string_value(json_object_get(b, "N")), res, err) :
@@ -826,20 +766,6 @@ apply_delete(json_t *container, const struct path_elem *el,
     return 0;
 }
 
-/* Whether ref is a placeholder legacy.c synthesises ("#l0", ":l3"). */
-static bool
-is_legacy_ref(const char *ref, char lead)
-{
-    const char *s;
-
-    if (ref == NULL || ref[0] != lead || ref[1] != 'l' || ref[2] == '\0')
-        return false;
-    for (s = ref + 2; *s != '\0'; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* An ADD or DELETE written by legacy_attribute_updates(): its path and
  * its value are both synthetic placeholders. */
 static bool
@@ -847,14 +773,14 @@ is_legacy_action(const struct upd_action *a)
 {
     const struct expr_node *v = a->value;
 
-    if (a->path->path.n != 1 || !is_legacy_ref(a->path->path.el[0].ref, '#')
+    if (a->path->path.n != 1 || !legacy_is_ref(a->path->path.el[0].ref, '#')
         || v == NULL)
         return false;
     /* ADD of a list: SET #l0 = list_append(if_not_exists(#l0, :l1), :l2) */
     if (a->kind == UPD_SET && v->type == NODE_FUNC &&
         v->op == F_LIST_APPEND && v->nargs == 2)
         v = v->args[1];
-    return v->type == NODE_VALUE && is_legacy_ref(v->ref, ':');
+    return v->type == NODE_VALUE && legacy_is_ref(v->ref, ':');
 }
 
 /* A type mismatch of a legacy ADD/DELETE gets the legacy message. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr.h - DynamoDB expressions: parse (expr_lex.c, expr_parse.c), resolve
- * #names and :values against the request (expr_resolve.c), evaluate
- * (expr_eval.c). Every error carries DynamoDB's exact message, e.g.
+/* expr.h - DynamoDB expressions: parse (lex.c, parse.c), resolve
+ * #names and :values against the request (resolve.c), evaluate
+ * (eval.c). Every error carries DynamoDB's exact message, e.g.
  * "Invalid UpdateExpression: Syntax error; token: ...". */
 #ifndef SHARDLOCAL_EXPR_H
 #define SHARDLOCAL_EXPR_H
@@ -19,6 +19,10 @@ enum expr_kind {
     EXPR_PROJECTION,                /* ProjectionExpression */
     EXPR_UPDATE                     /* UpdateExpression */
 };
+
+/* The request member an expression of this kind is written in
+ * ("ConditionExpression", ...), also the "Invalid X: " of its errors. */
+const char *expr_kind_param(enum expr_kind kind);
 
 /* The ExpressionAttributeNames/Values of one request (both borrowed, may be
  * NULL), and which of them the request's expressions used. */
@@ -57,6 +61,19 @@ json_t *expr_project(const struct expr *e, const json_t *item);
  * This attribute is part of the key") and overlapping/conflicting paths. */
 int expr_update_check(const struct expr *e, const struct key_schema *ks,
                       struct ddb_err *err);
+/* Key attributes are scalars: "Key attributes must be scalars; list random
+ * access '[]' and map lookup '.' are not allowed: Key: k" for the first
+ * path in e's text that reaches into a key attribute with '.' or '[]'. */
+int expr_check_key_scalars(const struct expr *e, const struct key_schema *ks,
+                           struct ddb_err *err);
+/* How e uses an attribute as the head of its document paths (a Query
+ * filter may not name a key attribute at all). */
+enum expr_head_use {
+    EXPR_HEAD_NONE,                 /* not at all */
+    EXPR_HEAD_SCALAR,               /* alone: "k = :v" */
+    EXPR_HEAD_NESTED                /* reached into: "k.a", "k[0]" */
+};
+enum expr_head_use expr_head_use(const struct expr *e, const char *attr);
 /* Apply an update to old (borrowed, NULL when the item does not exist yet;
  * key attributes are added by the caller). *new_item is a new reference.
  * -1 with DynamoDB's message when an operand is missing or of the wrong

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* expr_int.h - private to the expression engine: the arena, tokens, the
- * AST shared by expr_lex.c (tokens), expr_parse.c (syntax), expr_resolve.c
- * (names, values, semantic checks, key conditions) and expr_eval.c. */
+ * AST shared by lex.c (tokens), parse.c (syntax), resolve.c
+ * (names, values, semantic checks, key conditions) and eval.c. */
 #ifndef SHARDLOCAL_EXPR_INT_H
 #define SHARDLOCAL_EXPR_INT_H
 
@@ -28,12 +28,14 @@ void arena_init(struct arena *a);
 void arena_fini(struct arena *a);
 /* Zeroed memory that lives until arena_fini(); aborts on OOM. */
 void *arena_alloc(struct arena *a, size_t n);
+/* v with room for element n (see lex.c); grows *cap. */
+void *arena_grow(struct arena *a, void *v, int n, int *cap, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), nonnull(1, 2)));
 
 /* ------------------------------------------------------------------------
- * Tokens (expr_lex.c).
+ * Tokens (lex.c).
  * ---------------------------------------------------------------------- */
 
 enum tok_type {
@@ -53,6 +55,11 @@ struct tok {
     size_t len;
 };
 
+/* Character classes of the tokenizer, for anything else that reads
+ * expression text or placeholders (ExpressionAttributeNames keys). */
+bool lex_is_space(char c);
+bool lex_is_name_start(char c);     /* [A-Za-z] */
+bool lex_is_name_char(char c);      /* [A-Za-z0-9_] */
 /* Split text into tokens, always ending with T_EOF. Returns the count;
  * *toks is arena memory. */
 int lex_tokens(struct arena *a, const char *text, size_t len,
@@ -136,22 +143,30 @@ struct expr {
  * Stages.
  * ---------------------------------------------------------------------- */
 
-/* "ConditionExpression", ... for the "Invalid X: " prefix. */
-const char *expr_kind_param(enum expr_kind kind);
-
-/* expr_parse.c: syntax only. Fills e->root / paths / acts, or returns -1
+/* parse.c: an empty expression of kind (caller frees with expr_free). */
+struct expr *expr_new(enum expr_kind kind);
+/* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */
 int parse_syntax(struct expr *e, const char *text, size_t len,
                  struct ddb_err *err);
 
-/* expr_resolve.c: resolve names and values through env (marking them
+/* resolve.c: resolve names and values through env (marking them
  * used) and run DynamoDB's semantic checks in its order. -1 with the
  * unprefixed message on error. */
 int resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err);
 
-/* expr_eval.c helpers shared with expr_resolve.c. */
+/* paths.c: the document paths of an expression. */
 /* "[a, b, [2]]" as DynamoDB prints paths in messages. */
 char *path_str(struct arena *a, const struct expr_path *p);
+/* Called on each path in text order; false stops the walk. */
+typedef bool path_fn(const struct expr_path *p, void *arg);
+bool path_walk(const struct expr *e, path_fn *fn, void *arg);
+/* expr_check_key_scalars() on an expression that may hold unresolved
+ * #names (a syntax-only parse), looked up in names (borrowed). */
+int path_check_key_scalars(const struct expr *e, const json_t *names,
+                           const struct key_schema *ks, struct ddb_err *err);
+
+/* eval.c helpers shared with resolve.c. */
 /* The type key of a validated AttributeValue ("S", "NS", ...) or NULL. */
 const char *node_av_type(const json_t *av);
 /* Value at path in item (borrowed), NULL if absent. */

@@ -7,7 +7,9 @@
 #ifndef SHARDLOCAL_LEGACY_H
 #define SHARDLOCAL_LEGACY_H
 
+#include <stdbool.h>
 #include <jansson.h>
+
 #include "storage/storage.h"
 
 struct legacy_expr {
@@ -17,6 +19,10 @@ struct legacy_expr {
 };
 
 void legacy_expr_fini(struct legacy_expr *le);
+/* Whether ref ("#l0", ":l3") is one of the synthetic placeholders the
+ * translations use (lead '#' for names, ':' for values): eval.c words a
+ * legacy AttributeUpdates type mismatch as DynamoDB does for it. */
+bool legacy_is_ref(const char *ref, char lead);
 
 /* Reject a request that mixes expression and non-expression parameters,
  * or names/values without expressions, with DynamoDB's messages. */

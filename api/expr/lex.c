@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_lex.c - the expression engine's arena and tokenizer, and DynamoDB's
- * reserved words (developer guide, "Reserved words in DynamoDB"): a path
- * element written as a bare reserved word is an error. */
+/* lex.c - the expression engine's arena, its character classes and
+ * tokenizer, and DynamoDB's reserved words (developer guide, "Reserved
+ * words in DynamoDB"): a path element written as a bare reserved word is an
+ * error. parse.c reads the tokens; a PartiQL parser can share them. */
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "api/expr/expr_int.h"
 #include "storage/util.h"
@@ -69,6 +69,23 @@ arena_alloc(struct arena *a, size_t n)
     c->used += n;
     memset(p, 0, n);
     return p;
+}
+
+/* Room for one more element in the arena array v of n elements of size
+ * bytes and capacity *cap (0 while v is NULL): v itself, or a copy twice
+ * as large (the old one stays in the arena until arena_fini()). */
+void *
+arena_grow(struct arena *a, void *v, int n, int *cap, size_t size)
+{
+    void *bigger;
+
+    if (n < *cap)
+        return v;
+    *cap = *cap == 0 ? 4 : *cap * 2;
+    bigger = arena_alloc(a, (size_t)*cap * size);
+    if (n > 0)
+        memcpy(bigger, v, (size_t)n * size);
+    return bigger;
 }
 
 /* A NUL-terminated copy of n bytes of s, owned by the arena. */
@@ -199,6 +216,24 @@ static const char *const reserved[] = {
     "WORK", "WRAPPED", "WRITE", "YEAR", "ZONE",
 };
 
+/* Compare the len bytes at s with the NUL-terminated word w, ignoring ASCII
+ * case: <0, 0 or >0 as strcmp() would. */
+static int
+word_casecmp(const char *s, size_t len, const char *w)
+{
+    size_t i;
+
+    for (i = 0; i < len && w[i] != '\0'; i++) {
+        int c = toupper((unsigned char)s[i]) - toupper((unsigned char)w[i]);
+
+        if (c != 0)
+            return c;
+    }
+    if (i < len)
+        return 1;
+    return w[i] == '\0' ? 0 : -1;
+}
+
 struct keybuf {
     const char *s;
     size_t len;
@@ -208,18 +243,8 @@ static int
 reserved_cmp(const void *key, const void *elem)
 {
     const struct keybuf *k = key;
-    const char *w = *(const char *const *)elem;
-    size_t i;
 
-    for (i = 0; i < k->len && w[i] != '\0'; i++) {
-        int c = toupper((unsigned char)k->s[i]) - (unsigned char)w[i];
-
-        if (c != 0)
-            return c;
-    }
-    if (i < k->len)
-        return 1;
-    return w[i] == '\0' ? 0 : -1;
+    return word_casecmp(k->s, k->len, *(const char *const *)elem);
 }
 
 /* Whether the len bytes at s spell a reserved word, in any case. */
@@ -237,18 +262,36 @@ lex_is_reserved(const char *s, size_t len)
 bool
 lex_tok_is(const char *text, const struct tok *t, const char *kw)
 {
-    return t->type == T_IDENT && strlen(kw) == t->len &&
-           strncasecmp(text + t->start, kw, t->len) == 0;
+    return t->type == T_IDENT &&
+           word_casecmp(text + t->start, t->len, kw) == 0;
 }
 
 /* ------------------------------------------------------------------------
  * Tokenizer
  * ---------------------------------------------------------------------- */
 
-static bool
-is_name_char(char c)
+/* White space between tokens: the C locale's isspace(). */
+bool
+lex_is_space(char c)
 {
-    return isalnum((unsigned char)c) || c == '_';
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+           c == '\v';
+}
+
+/* A character an identifier starts with: [A-Za-z]. Not "_"
+ * (test_expr_errors). */
+bool
+lex_is_name_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* A character of an identifier, #name or :value after its first:
+ * [A-Za-z0-9_]. */
+bool
+lex_is_name_char(char c)
+{
+    return lex_is_name_start(c) || (c >= '0' && c <= '9') || c == '_';
 }
 
 /*
@@ -269,22 +312,22 @@ lex_tokens(struct arena *a, const char *text, size_t len, struct tok **toks)
         size_t s = i;
         enum tok_type type;
 
-        if (isspace((unsigned char)c)) {
+        if (lex_is_space(c)) {
             i++;
             continue;
         }
-        if (isalpha((unsigned char)c)) {        /* not "_": test_expr_errors */
-            while (i < len && is_name_char(text[i]))
+        if (lex_is_name_start(c)) {
+            while (i < len && lex_is_name_char(text[i]))
                 i++;
             type = T_IDENT;
-        } else if (isdigit((unsigned char)c)) {
-            while (i < len && isdigit((unsigned char)text[i]))
+        } else if (c >= '0' && c <= '9') {
+            while (i < len && text[i] >= '0' && text[i] <= '9')
                 i++;
             type = T_NUMBER;
         } else if ((c == '#' || c == ':') && i + 1 < len &&
-                   is_name_char(text[i + 1])) {
+                   lex_is_name_char(text[i + 1])) {
             i++;
-            while (i < len && is_name_char(text[i]))
+            while (i < len && lex_is_name_char(text[i]))
                 i++;
             type = c == '#' ? T_NAME : T_VALUE;
         } else {

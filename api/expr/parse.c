@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_parse.c - recursive-descent parser for condition, key condition,
+/* parse.c - recursive-descent parser for condition, key condition,
  * projection and update expressions into an arena AST (expr_int.h), and
- * expr_parse(), which runs lex -> parse -> resolve (expr_resolve.c). */
+ * expr_parse(), which runs lex -> parse -> resolve (resolve.c). */
 
 #include <limits.h>
 #include <stdlib.h>
@@ -124,15 +124,7 @@ static void
 vec_push(struct parser *p, struct expr_node ***v, int *len, int *cap,
          struct expr_node *n)
 {
-    if (*len == *cap) {
-        struct expr_node **bigger;
-
-        *cap = *cap == 0 ? 4 : *cap * 2;
-        bigger = arena_alloc(p->arena, (size_t)*cap * sizeof(*bigger));
-        if (*len > 0)
-            memcpy(bigger, *v, (size_t)*len * sizeof(*bigger));
-        *v = bigger;
-    }
+    *v = arena_grow(p->arena, *v, *len, cap, sizeof(**v));
     (*v)[(*len)++] = n;
 }
 
@@ -221,13 +213,13 @@ static struct expr_node *
 parse_path(struct parser *p)
 {
     struct expr_node *n;
-    struct path_elem *el;
-    int cap = 4;
+    struct path_elem *el = NULL;
+    int cap = 0;
 
     if (!is_path_start(p))
         return syntax_error(p, p->pos);
     n = node_new(p, NODE_PATH, 0);
-    el = arena_alloc(p->arena, (size_t)cap * sizeof(*el));
+    el = arena_grow(p->arena, el, 0, &cap, sizeof(*el));
     elem_from_tok(p, &el[0], cur(p));
     n->path.n = 1;
     p->pos++;
@@ -264,14 +256,7 @@ parse_path(struct parser *p)
         } else {
             break;
         }
-        if (n->path.n == cap) {
-            struct path_elem *bigger;
-
-            cap *= 2;
-            bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*el));
-            memcpy(bigger, el, (size_t)n->path.n * sizeof(*el));
-            el = bigger;
-        }
+        el = arena_grow(p->arena, el, n->path.n, &cap, sizeof(*el));
         el[n->path.n++] = e1;
     }
     n->path.el = el;
@@ -374,9 +359,14 @@ parse_parens(struct parser *p, parse_fn *inner)
     return n;
 }
 
-/* path | :value | function(...) | ( operand ) */
+/*
+ * path | :value | function(...) | ( inner ): an operand of a condition
+ * (inner is parse_operand) or of SET (inner is parse_set_value, so
+ * arithmetic may stand in parentheses). In a condition, a keyword before
+ * '(' is no function name: "a IN (...)".
+ */
 static struct expr_node *
-parse_operand(struct parser *p)
+parse_operand_of(struct parser *p, parse_fn *inner)
 {
     const struct tok *t = cur(p);
 
@@ -388,8 +378,15 @@ parse_operand(struct parser *p)
         (p->e->kind == EXPR_UPDATE || !is_cond_keyword(p)))
         return parse_function(p);
     if (t->type == T_LPAREN)
-        return parse_parens(p, parse_operand);
+        return parse_parens(p, inner);
     return parse_path(p);
+}
+
+/* path | :value | function(...) | ( operand ) */
+static struct expr_node *
+parse_operand(struct parser *p)
+{
+    return parse_operand_of(p, parse_operand);
 }
 
 /* ------------------------------------------------------------------------
@@ -409,6 +406,21 @@ need_condition(struct parser *p, const struct expr_node *n)
     return true;
 }
 
+/* At a comparison, BETWEEN or IN after x: x must be an operand (not a
+ * condition); the operator is counted and consumed. false on error. */
+static bool
+take_operator(struct parser *p, const struct expr_node *x)
+{
+    if (!is_operand(x)) {
+        syntax_error(p, p->pos);
+        return false;
+    }
+    if (!count_op(p))
+        return false;
+    p->pos++;
+    return true;
+}
+
 static struct expr_node *
 parse_predicate(struct parser *p)
 {
@@ -418,23 +430,11 @@ parse_predicate(struct parser *p)
 
     if (p->failed)
         return NULL;
-    if (cur(p)->type == T_LPAREN) {
-        /* ( condition ) or ( operand ) */
-        p->pos++;
-        p->depth++;
-        x = parse_or(p);
-        if (x == NULL)
-            return NULL;
-        if (cur(p)->type != T_RPAREN)
-            return syntax_error(p, p->pos);
-        p->pos++;
-        p->depth--;
-        x->parens++;
-    } else {
-        x = parse_operand(p);
-        if (x == NULL)
-            return NULL;
-    }
+    /* ( condition ) or ( operand ) */
+    x = cur(p)->type == T_LPAREN ? parse_parens(p, parse_or)
+                                 : parse_operand(p);
+    if (x == NULL)
+        return NULL;
     tt = cur(p)->type;
     switch (tt) {
     case T_EQ: op = CMP_EQ; break;
@@ -446,11 +446,8 @@ parse_predicate(struct parser *p)
     default: break;
     }
     if (op >= 0) {
-        if (!is_operand(x))
-            return syntax_error(p, p->pos);
-        if (!count_op(p))
+        if (!take_operator(p, x))
             return NULL;
-        p->pos++;
         n = node_new(p, NODE_CMP, 2);
         n->op = op;
         n->args[0] = x;
@@ -458,11 +455,8 @@ parse_predicate(struct parser *p)
         return n->args[1] ? n : NULL;
     }
     if (is_kw(p, "BETWEEN")) {
-        if (!is_operand(x))
-            return syntax_error(p, p->pos);
-        if (!count_op(p))
+        if (!take_operator(p, x))
             return NULL;
-        p->pos++;
         n = node_new(p, NODE_BETWEEN, 3);
         n->args[0] = x;
         if ((n->args[1] = parse_operand(p)) == NULL)
@@ -477,11 +471,8 @@ parse_predicate(struct parser *p)
         struct expr_node **list = NULL;
         int k = 0, cap = 0;
 
-        if (!is_operand(x))
-            return syntax_error(p, p->pos);
-        if (!count_op(p))
+        if (!take_operator(p, x))
             return NULL;
-        p->pos++;
         if (cur(p)->type != T_LPAREN)
             return syntax_error(p, p->pos);
         p->pos++;
@@ -565,17 +556,7 @@ parse_or(struct parser *p)
 static struct expr_node *
 parse_set_operand(struct parser *p)
 {
-    const struct tok *t = cur(p);
-
-    if (p->failed)
-        return NULL;
-    if (t->type == T_VALUE)
-        return parse_value(p);
-    if (t->type == T_IDENT && p->toks[p->pos + 1].type == T_LPAREN)
-        return parse_function(p);
-    if (t->type == T_LPAREN)
-        return parse_parens(p, parse_set_value);
-    return parse_path(p);
+    return parse_operand_of(p, parse_set_value);
 }
 
 /* operand [ (+|-) operand ] */
@@ -602,12 +583,11 @@ parse_set_value(struct parser *p)
 static int
 parse_update(struct parser *p)
 {
-    struct upd_action *acts;
-    int cap = 8, n = 0;
+    struct upd_action *acts = NULL;
+    int cap = 0, n = 0;
     bool seen[4] = { false, false, false, false };
     static const char *const names[4] = { "SET", "REMOVE", "ADD", "DELETE" };
 
-    acts = arena_alloc(p->arena, (size_t)cap * sizeof(*acts));
     while (cur(p)->type != T_EOF) {
         enum upd_kind kind;
 
@@ -645,14 +625,7 @@ parse_update(struct parser *p)
                     return syntax_error(p, p->pos), -1;
                 a.value = parse_value(p);
             }
-            if (n == cap) {
-                struct upd_action *bigger;
-
-                cap *= 2;
-                bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*acts));
-                memcpy(bigger, acts, (size_t)n * sizeof(*acts));
-                acts = bigger;
-            }
+            acts = arena_grow(p->arena, acts, n, &cap, sizeof(*acts));
             acts[n++] = a;
             if (cur(p)->type != T_COMMA)
                 break;
@@ -673,24 +646,15 @@ parse_update(struct parser *p)
 static int
 parse_projection(struct parser *p)
 {
-    struct expr_node **v;
-    int cap = 8, n = 0;
+    struct expr_node **v = NULL;
+    int cap = 0, n = 0;
 
-    v = arena_alloc(p->arena, (size_t)cap * sizeof(*v));
     for (;;) {
         struct expr_node *x = parse_path(p);
 
         if (x == NULL)
             return -1;
-        if (n == cap) {
-            struct expr_node **bigger;
-
-            cap *= 2;
-            bigger = arena_alloc(p->arena, (size_t)cap * sizeof(*v));
-            memcpy(bigger, v, (size_t)n * sizeof(*v));
-            v = bigger;
-        }
-        v[n++] = x;
+        vec_push(p, &v, &n, &cap, x);
         if (cur(p)->type != T_COMMA)
             break;
         p->pos++;
@@ -756,15 +720,25 @@ prefix_error(enum expr_kind kind, struct ddb_err *err)
                        expr_kind_param(kind), msg);
 }
 
+/* An empty expression of kind with its arena (caller frees with
+ * expr_free). */
+struct expr *
+expr_new(enum expr_kind kind)
+{
+    struct expr *e = xcalloc(1, sizeof(*e));
+
+    e->kind = kind;
+    arena_init(&e->arena);
+    return e;
+}
+
 /* The update's written paths as a projection, owned by e. */
 static void
 build_targets(struct expr *e)
 {
-    struct expr *t = xcalloc(1, sizeof(*t));
+    struct expr *t = expr_new(EXPR_PROJECTION);
     int i;
 
-    t->kind = EXPR_PROJECTION;
-    arena_init(&t->arena);
     t->paths = arena_alloc(&e->arena, ((size_t)e->nacts + 1) *
                                       sizeof(*t->paths));
     for (i = 0; i < e->nacts; i++)
@@ -804,19 +778,15 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
                     expr_kind_param(kind), len);
         return NULL;
     }
-    for (i = 0; i < len; i++)
-        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' &&
-            text[i] != '\r' && text[i] != '\f' && text[i] != '\v')
-            break;
+    for (i = 0; i < len && lex_is_space(text[i]); i++)
+        ;
     if (i == len) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: The expression can not be empty;",
                     expr_kind_param(kind));
         return NULL;
     }
-    e = xcalloc(1, sizeof(*e));
-    e->kind = kind;
-    arena_init(&e->arena);
+    e = expr_new(kind);
     if (parse_syntax(e, text, len, err) != 0 ||
         resolve_expr(e, env, err) != 0) {
         prefix_error(kind, err);
@@ -834,10 +804,7 @@ expr_free(struct expr *e)
 {
     if (e == NULL)
         return;
-    if (e->targets != NULL) {
-        arena_fini(&e->targets->arena);
-        free(e->targets);
-    }
+    expr_free(e->targets);
     arena_fini(&e->arena);
     free(e);
 }

@@ -3,6 +3,7 @@
  * members or translated legacy parameters, parsed in DynamoDB's order. */
 #include <string.h>
 
+#include "api/expr/expr_int.h"
 #include "api/expr/request.h"
 
 /* ------------------------------------------------------------------------
@@ -54,19 +55,6 @@ exprs_env(struct req_exprs *x, const json_t *req, struct ddb_err *err)
     if (json_is_null(names))
         names = NULL;
     return expr_env_new(names, x->values, &x->env, err);
-}
-
-static const char *
-expr_member(enum expr_kind kind)
-{
-    switch (kind) {
-    case EXPR_CONDITION:     return "ConditionExpression";
-    case EXPR_FILTER:        return "FilterExpression";
-    case EXPR_KEY_CONDITION: return "KeyConditionExpression";
-    case EXPR_PROJECTION:    return "ProjectionExpression";
-    case EXPR_UPDATE:        return "UpdateExpression";
-    }
-    return NULL;
 }
 
 static const char *
@@ -140,12 +128,12 @@ req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
                const char *legacy_param, struct expr **out,
                struct ddb_err *err)
 {
-    const char *emember = expr_member(kind);
+    const char *emember = expr_kind_param(kind);
     const char *lmember = legacy_member(kind, legacy_param);
     const json_t *val;
 
     *out = NULL;
-    val = emember != NULL ? json_object_get(req, emember) : NULL;
+    val = json_object_get(req, emember);
     if (val != NULL && !json_is_null(val)) {
         if (!json_is_string(val))
             return ddb_err_set(err, DDB_SERIALIZATION,
@@ -195,82 +183,45 @@ req_exprs_fini(struct req_exprs *x)
  * Key attributes in expressions
  * ---------------------------------------------------------------------- */
 
+/* The expression kind whose request member is member. */
 static bool
-is_ident_char(char c)
+kind_of_member(const char *member, enum expr_kind *kind)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
+    static const enum expr_kind kinds[] = {
+        EXPR_CONDITION, EXPR_FILTER, EXPR_KEY_CONDITION, EXPR_PROJECTION,
+        EXPR_UPDATE
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(expr_kind_param(kinds[i]), member) == 0) {
+            *kind = kinds[i];
+            return true;
+        }
+    return false;
 }
 
-static bool
-is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* The attribute name a path head token names: itself, or the
- * ExpressionAttributeNames value for a #name. NULL if unknown. */
-static const char *
-head_name(const char *s, size_t n, const json_t *names, char *buf,
-          size_t bufsz)
-{
-    if (n >= bufsz)
-        return NULL;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    if (buf[0] == '#')
-        return json_string_value(json_object_get(names, buf));
-    return buf;
-}
-
+/*
+ * The member was parsed (and resolved) before; its syntax alone is parsed
+ * again here, #names looked up in the request's ExpressionAttributeNames,
+ * and paths.c applies the rule. Callers holding the parsed expression
+ * call expr_check_key_scalars() on it instead.
+ */
 int
 req_check_key_scalars(const json_t *req, const char *member,
                      const struct key_schema *ks, struct ddb_err *err)
 {
     const char *text = json_string_value(json_object_get(req, member));
-    const json_t *names = json_object_get(req, "ExpressionAttributeNames");
-    const char *p = text;
-    char prev = 0;                  /* last significant character */
-    char buf[1024];
+    enum expr_kind kind;
+    struct expr *e;
+    int rc = 0;
 
-    if (text == NULL)
+    if (text == NULL || !kind_of_member(member, &kind))
         return 0;
-    while (*p != '\0') {
-        const char *s, *q, *name;
-        char sigil;
-
-        if (is_space(*p)) {
-            p++;
-            continue;
-        }
-        if (*p != ':' && *p != '#' && !is_ident_char(*p)) {
-            prev = *p++;
-            continue;
-        }
-        sigil = (*p == ':' || *p == '#') ? *p : 0;
-        s = p;
-        if (sigil)
-            p++;
-        while (is_ident_char(*p))
-            p++;
-        for (q = p; is_space(*q); q++)
-            ;
-        /* A path head: not a :value, not after '.', not a list index, and
-         * followed by '.' or '[' (function names are followed by '('). */
-        if (sigil != ':' && prev != '.' && prev != '[' &&
-            (*q == '.' || *q == '[')) {
-            name = head_name(s, (size_t)(p - s), names, buf, sizeof(buf));
-            if (name != NULL &&
-                (strcmp(name, ks->hash_name) == 0 ||
-                 (ks->range_name[0] != '\0' &&
-                  strcmp(name, ks->range_name) == 0)))
-                return ddb_err_set(err, DDB_VALIDATION,
-                                   "Key attributes must be scalars; list "
-                                   "random access '[]' and map lookup '.' "
-                                   "are not allowed: Key: %s", name);
-        }
-        prev = 'a';
-    }
-    return 0;
+    e = expr_new(kind);
+    if (parse_syntax(e, text, strlen(text), NULL) == 0)
+        rc = path_check_key_scalars(e, json_object_get(req,
+                                        "ExpressionAttributeNames"), ks, err);
+    expr_free(e);
+    return rc;
 }
-

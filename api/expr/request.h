@@ -92,6 +92,9 @@ void req_exprs_fini(struct req_exprs *x);
  * lookup '.' are not allowed: Key: k". Checks the request's member (an
  * expression string; absent is fine) against ks, resolving #names through
  * ExpressionAttributeNames. Run it after the key itself was checked.
+ * A caller that holds the parsed expression (req_exprs_parse()) should
+ * call expr_check_key_scalars() on it instead: the same rule, without
+ * parsing the member a second time.
  */
 int req_check_key_scalars(const json_t *req, const char *member,
                          const struct key_schema *ks, struct ddb_err *err);

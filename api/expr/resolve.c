@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* expr_resolve.c - ExpressionAttributeNames/Values (the env), resolution of
+/* resolve.c - ExpressionAttributeNames/Values (the env), resolution of
  * #names and :values in a parsed expression, DynamoDB's semantic checks
  * reported in DynamoDB's order, and key condition analysis for Query. */
 
@@ -13,8 +13,8 @@
 struct expr_env {
     const json_t *names;            /* borrowed, NULL if absent */
     json_t *values;                 /* borrowed, NULL if absent */
-    json_t *used_names;             /* owned: object of used keys */
-    json_t *used_values;
+    json_t *used;                   /* owned: the #names and :values used
+                                       (their sigils keep them apart) */
 };
 
 /* ------------------------------------------------------------------------
@@ -25,9 +25,9 @@ struct expr_env {
  * expression attribute value is 255 bytes. For example, #name is five
  * bytes" (developer guide, expression limits). */
 #define EXPR_PLACEHOLDER_MAX 255
-#define MSG_KEY_TOO_LONG "%s contains invalid key: The expression " \
-    "attribute map contains a key that is too long"
 
+/* A placeholder as the lexer reads one: lead ('#' or ':') and one or more
+ * name characters. */
 static bool
 valid_key(const char *key, char lead)
 {
@@ -36,10 +36,34 @@ valid_key(const char *key, char lead)
     if (key[0] != lead || key[1] == '\0')
         return false;
     for (s = key + 1; *s != '\0'; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_'))
+        if (!lex_is_name_char(*s))
             return false;
     return true;
+}
+
+/* The keys of the map called what (ExpressionAttributeNames/Values): it is
+ * not empty, and each key is a placeholder led by lead, of at most
+ * EXPR_PLACEHOLDER_MAX bytes. */
+static int
+check_map_keys(const json_t *map, const char *what, char lead,
+               struct ddb_err *err)
+{
+    const char *key;
+    json_t *val;
+
+    if (json_object_size(map) == 0)
+        return ddb_err_set(err, DDB_VALIDATION, "%s must not be empty",
+                           what);
+    json_object_foreach((json_t *)map, key, val) {
+        if (!valid_key(key, lead))
+            return ddb_err_set(err, DDB_VALIDATION, "%s contains invalid "
+                               "key: Syntax error; key: \"%s\"", what, key);
+        if (strlen(key) > EXPR_PLACEHOLDER_MAX)
+            return ddb_err_set(err, DDB_VALIDATION, "%s contains invalid "
+                               "key: The expression attribute map contains "
+                               "a key that is too long", what);
+    }
+    return 0;
 }
 
 /*
@@ -63,19 +87,8 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
     if (values != NULL && !json_is_object(values))
         values = NULL;
     if (names != NULL) {
-        if (json_object_size(names) == 0)
-            return ddb_err_set(err, DDB_VALIDATION,
-                               "ExpressionAttributeNames must not be empty");
-        json_object_foreach((json_t *)names, key, val) {
-            if (!valid_key(key, '#'))
-                return ddb_err_set(err, DDB_VALIDATION,
-                                   "ExpressionAttributeNames contains "
-                                   "invalid key: Syntax error; key: \"%s\"",
-                                   key);
-            if (strlen(key) > EXPR_PLACEHOLDER_MAX)
-                return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_TOO_LONG,
-                                   "ExpressionAttributeNames");
-        }
+        if (check_map_keys(names, "ExpressionAttributeNames", '#', err) != 0)
+            return -1;
         /* An empty name: DynamoDB answers "ExpressionAttributeNames
          * contains invalid value: Empty attribute name for key #DE" (as
          * applications that match on it record). */
@@ -88,19 +101,9 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
         }
     }
     if (values != NULL) {
-        if (json_object_size(values) == 0)
-            return ddb_err_set(err, DDB_VALIDATION,
-                               "ExpressionAttributeValues must not be empty");
-        json_object_foreach(values, key, val) {
-            if (!valid_key(key, ':'))
-                return ddb_err_set(err, DDB_VALIDATION,
-                                   "ExpressionAttributeValues contains "
-                                   "invalid key: Syntax error; key: \"%s\"",
-                                   key);
-            if (strlen(key) > EXPR_PLACEHOLDER_MAX)
-                return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_TOO_LONG,
-                                   "ExpressionAttributeValues");
-        }
+        if (check_map_keys(values, "ExpressionAttributeValues", ':',
+                           err) != 0)
+            return -1;
         json_object_foreach(values, key, val) {
             struct ddb_err verr;
 
@@ -126,8 +129,7 @@ expr_env_new(const json_t *names, json_t *values, struct expr_env **env,
     v = xcalloc(1, sizeof(*v));
     v->names = names;
     v->values = values;
-    v->used_names = json_object();
-    v->used_values = json_object();
+    v->used = json_object();
     *env = v;
     return 0;
 }
@@ -138,8 +140,7 @@ expr_env_free(struct expr_env *env)
 {
     if (env == NULL)
         return;
-    json_decref(env->used_names);
-    json_decref(env->used_values);
+    json_decref(env->used);
     free(env);
 }
 
@@ -180,11 +181,11 @@ expr_env_check_unused(const struct expr_env *env, struct ddb_err *err)
 
     if (env == NULL)
         return 0;
-    if (unused_keys(env->names, env->used_names, keys, sizeof(keys)) > 0)
+    if (unused_keys(env->names, env->used, keys, sizeof(keys)) > 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Value provided in ExpressionAttributeNames "
                            "unused in expressions: keys: %s", keys);
-    if (unused_keys(env->values, env->used_values, keys, sizeof(keys)) > 0)
+    if (unused_keys(env->values, env->used, keys, sizeof(keys)) > 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Value provided in ExpressionAttributeValues "
                            "unused in expressions: keys: %s", keys);
@@ -246,6 +247,15 @@ sem_set(struct sem *s, enum sem_cat cat, const char *msg)
     }
 }
 
+/* An undefined #name (cat S_NAME) or :value (S_VALUE): reported in its
+ * own category and in S_NAMEVAL, where the first of either wins. */
+static void
+sem_undefined(struct sem *s, enum sem_cat cat, const char *msg)
+{
+    sem_set(s, cat, msg);
+    sem_set(s, S_NAMEVAL, msg);
+}
+
 #define SEM(s, cat, ...) \
     do { \
         if ((s)->msg[cat] == NULL) { \
@@ -289,15 +299,12 @@ check_path(struct sem *s, struct expr_node *n)
         v = s->env != NULL && s->env->names != NULL ?
             json_object_get(s->env->names, el->ref) : NULL;
         if (v == NULL || !json_is_string(v)) {
-            const char *m = arena_printf(&s->e->arena,
+            sem_undefined(s, S_NAME, arena_printf(&s->e->arena,
                 "An expression attribute name used in the document path is "
-                "not defined; attribute name: %s", el->ref);
-
-            sem_set(s, S_NAME, m);
-            sem_set(s, S_NAMEVAL, m);
+                "not defined; attribute name: %s", el->ref));
             continue;
         }
-        json_object_set_new(s->env->used_names, el->ref, json_true());
+        json_object_set_new(s->env->used, el->ref, json_true());
         el->name = json_string_value(v);
     }
 }
@@ -309,15 +316,12 @@ check_value(struct sem *s, struct expr_node *n)
                       json_object_get(s->env->values, n->ref) : NULL;
 
     if (v == NULL) {
-        const char *m = arena_printf(&s->e->arena,
+        sem_undefined(s, S_VALUE, arena_printf(&s->e->arena,
             "An expression attribute value used in expression is not "
-            "defined; attribute value: %s", n->ref);
-
-        sem_set(s, S_VALUE, m);
-        sem_set(s, S_NAMEVAL, m);
+            "defined; attribute value: %s", n->ref));
         return;
     }
-    json_object_set_new(s->env->used_values, n->ref, json_true());
+    json_object_set_new(s->env->used, n->ref, json_true());
     n->value = v;
 }
 
@@ -340,6 +344,16 @@ static_type(const struct expr_node *n, bool immediate)
     return NULL;
 }
 
+/* Two path elements of the same kind (both indexes or both names) are
+ * the same element; an unresolved name equals nothing. */
+static bool
+elem_equal(const struct path_elem *x, const struct path_elem *y)
+{
+    if (x->is_index)
+        return x->index == y->index;
+    return x->name != NULL && y->name != NULL && strcmp(x->name, y->name) == 0;
+}
+
 static bool
 paths_equal(const struct expr_path *a, const struct expr_path *b)
 {
@@ -347,15 +361,10 @@ paths_equal(const struct expr_path *a, const struct expr_path *b)
 
     if (a->n != b->n)
         return false;
-    for (i = 0; i < a->n; i++) {
-        const struct path_elem *x = &a->el[i], *y = &b->el[i];
-
-        if (x->is_index != y->is_index)
+    for (i = 0; i < a->n; i++)
+        if (a->el[i].is_index != b->el[i].is_index ||
+            !elem_equal(&a->el[i], &b->el[i]))
             return false;
-        if (x->is_index ? x->index != y->index :
-            (x->name == NULL || y->name == NULL || strcmp(x->name, y->name)))
-            return false;
-    }
     return true;
 }
 
@@ -373,6 +382,52 @@ check_distinct(struct sem *s, const char *op, struct expr_node **args,
 }
 
 static void check_operand(struct sem *s, struct expr_node *n);
+
+/* Operand types an operator or function takes (NULL-terminated lists).
+ * <, <=, >, >= and BETWEEN order S, N and B only: a constant of another
+ * type is an error (an item attribute of another type just compares
+ * false). */
+static const char *const types_string_binary[] = { "S", "B", NULL };
+static const char *const types_sized[] = {
+    "S", "B", "SS", "NS", "BS", "L", "M", NULL
+};
+static const char *const types_list[] = { "L", NULL };
+static const char *const types_number[] = { "N", NULL };
+static const char *const types_ordered[] = { "S", "N", "B", NULL };
+
+/* "Incorrect operand type" for op at the first of args whose type is known
+ * before evaluation (static_type()) and not in ok. */
+static void
+check_types(struct sem *s, const char *op, struct expr_node **args,
+            int nargs, bool immediate, const char *const *ok)
+{
+    int i;
+    size_t k;
+
+    for (i = 0; i < nargs; i++) {
+        const char *t = static_type(args[i], immediate);
+
+        if (t == NULL)
+            continue;
+        for (k = 0; ok[k] != NULL && strcmp(ok[k], t) != 0; k++)
+            ;
+        if (ok[k] == NULL) {
+            SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
+                "function; operator or function: %s, operand type: %s", op,
+                t);
+            return;
+        }
+    }
+}
+
+/* DynamoDB's "redundant parentheses": two or more around one operand or
+ * condition. */
+static void
+check_parens(struct sem *s, const struct expr_node *n)
+{
+    if (n->parens >= 2)
+        sem_set(s, S_PARENS, "The expression has redundant parentheses;");
+}
 
 /* Functions used as operands of comparisons, BETWEEN, IN and functions:
  * only size() may be. */
@@ -440,15 +495,7 @@ check_function(struct sem *s, struct expr_node *f)
                 "path; operator or function: %s", f->fname);
         break;
     case F_BEGINS_WITH:
-        for (i = 0; i < 2; i++) {
-            t = static_type(f->args[i], false);
-            if (t != NULL && strcmp(t, "S") != 0 && strcmp(t, "B") != 0) {
-                SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
-                    "function; operator or function: %s, operand type: %s",
-                    f->fname, t);
-                break;
-            }
-        }
+        check_types(s, f->fname, f->args, 2, false, types_string_binary);
         break;
     case F_ATTRIBUTE_TYPE:
         t = static_type(f->args[1], false);
@@ -474,23 +521,10 @@ check_function(struct sem *s, struct expr_node *f)
         }
         break;
     case F_SIZE:
-        t = static_type(f->args[0], false);
-        if (t != NULL && (strcmp(t, "N") == 0 || strcmp(t, "BOOL") == 0 ||
-                          strcmp(t, "NULL") == 0))
-            SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
-                "function; operator or function: %s, operand type: %s",
-                f->fname, t);
+        check_types(s, f->fname, f->args, 1, false, types_sized);
         break;
     case F_LIST_APPEND:
-        for (i = 0; i < 2; i++) {
-            t = static_type(f->args[i], true);
-            if (t != NULL && strcmp(t, "L") != 0) {
-                SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
-                    "function; operator or function: %s, operand type: %s",
-                    f->fname, t);
-                break;
-            }
-        }
+        check_types(s, f->fname, f->args, 2, true, types_list);
         break;
     default:
         break;
@@ -502,8 +536,7 @@ check_operand(struct sem *s, struct expr_node *n)
 {
     int i;
 
-    if (n->parens >= 2)
-        sem_set(s, S_PARENS, "The expression has redundant parentheses;");
+    check_parens(s, n);
     switch (n->type) {
     case NODE_PATH:
         check_path(s, n);
@@ -517,16 +550,8 @@ check_operand(struct sem *s, struct expr_node *n)
     case NODE_ARITH:
         for (i = 0; i < 2; i++)
             check_operand(s, n->args[i]);
-        for (i = 0; i < 2; i++) {
-            const char *t = static_type(n->args[i], true);
-
-            if (t != NULL && strcmp(t, "N") != 0) {
-                SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
-                    "function; operator or function: %c, operand type: %s",
-                    n->op, t);
-                break;
-            }
-        }
+        check_types(s, n->op == '+' ? "+" : "-", n->args, 2, true,
+                    types_number);
         break;
     default:
         break;
@@ -580,35 +605,12 @@ check_between(struct sem *s, const struct expr_node *lo,
             av_brief(&s->e->arena, hi->value));
 }
 
-/* <, <=, >, >= and BETWEEN order S, N and B only: a constant of another
- * type is an error (an item attribute of another type just compares
- * false). */
-static void
-check_ordered(struct sem *s, const char *op, struct expr_node **args,
-              int nargs)
-{
-    int i;
-
-    for (i = 0; i < nargs; i++) {
-        const char *t = static_type(args[i], true);
-
-        if (t != NULL && strcmp(t, "S") != 0 && strcmp(t, "N") != 0 &&
-            strcmp(t, "B") != 0) {
-            SEM(s, S_FUNCTION, "Incorrect operand type for operator or "
-                "function; operator or function: %s, operand type: %s", op,
-                t);
-            return;
-        }
-    }
-}
-
 static void
 check_cond(struct sem *s, struct expr_node *n)
 {
     int i;
 
-    if (n->parens >= 2)
-        sem_set(s, S_PARENS, "The expression has redundant parentheses;");
+    check_parens(s, n);
     switch (n->type) {
     case NODE_AND:
     case NODE_OR:
@@ -622,13 +624,14 @@ check_cond(struct sem *s, struct expr_node *n)
             check_operand(s, n->args[i]);
         check_distinct(s, cmp_text[n->op], n->args, 2);
         if (n->op != CMP_EQ && n->op != CMP_NE)
-            check_ordered(s, cmp_text[n->op], n->args, 2);
+            check_types(s, cmp_text[n->op], n->args, 2, true,
+                        types_ordered);
         break;
     case NODE_BETWEEN:
         check_misused(s, n->args, 3);
         for (i = 0; i < 3; i++)
             check_operand(s, n->args[i]);
-        check_ordered(s, "BETWEEN", n->args, 3);
+        check_types(s, "BETWEEN", n->args, 3, true, types_ordered);
         check_between(s, n->args[1], n->args[2]);
         break;
     case NODE_IN:
@@ -668,8 +671,7 @@ check_pair(struct sem *s, const struct expr_path *a, const struct expr_path *b)
                 path_str(&s->e->arena, b));
             return;
         }
-        if (x->is_index ? x->index != y->index :
-            (x->name == NULL || y->name == NULL || strcmp(x->name, y->name)))
+        if (!elem_equal(x, y))
             return;
     }
     SEM(s, S_OVERLAP, "Two document paths overlap with each other; must "

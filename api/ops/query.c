@@ -367,94 +367,6 @@ check_index(struct api_ctx *ctx, struct read_req *r, struct ddb_err *err)
  * Filters on key attributes (Query only)
  * ---------------------------------------------------------------------- */
 
-static bool
-is_ident(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
-
-static bool
-is_keyword(const char *s, size_t n)
-{
-    static const char *const kw[] = { "AND", "OR", "NOT", "BETWEEN", "IN" };
-    size_t i, j;
-
-    for (i = 0; i < sizeof(kw) / sizeof(kw[0]); i++) {
-        if (strlen(kw[i]) != n)
-            continue;
-        for (j = 0; j < n; j++)
-            if ((s[j] & ~0x20) != kw[i][j])
-                break;
-        if (j == n)
-            return true;
-    }
-    return false;
-}
-
-enum head_use { HEAD_NONE, HEAD_SCALAR, HEAD_NESTED };
-
-/*
- * How does an expression's text use attr as the head of a document path:
- * not at all, alone, or with '.'/'[' after it (HEAD_NESTED wins)? The text
- * has already been parsed successfully, so a light scan is enough: a path
- * head is a name or #name not preceded by '.', not a function name
- * (followed by '(') and not a keyword.
- */
-static enum head_use
-path_head_use(const char *text, const json_t *names, const char *attr)
-{
-    const char *p = text;
-    char prev = 0;                  /* last significant character */
-    enum head_use use = HEAD_NONE;
-
-    while (*p != '\0') {
-        const char *s, *q;
-        size_t n;
-        char sigil;
-
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-            p++;
-            continue;
-        }
-        if (*p != ':' && *p != '#' && !is_ident(*p)) {
-            prev = *p++;
-            continue;
-        }
-        sigil = (*p == ':' || *p == '#') ? *p : 0;
-        s = p;
-        if (sigil)
-            p++;
-        while (is_ident(*p))
-            p++;
-        n = (size_t)(p - s);
-        for (q = p; *q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'; q++)
-            ;
-        if (sigil != ':' && prev != '.' && *q != '(' &&
-            !(sigil == 0 && is_keyword(s, n))) {
-            const char *name = NULL;
-            char buf[256];
-
-            if (sigil == '#') {
-                if (n < sizeof(buf)) {
-                    memcpy(buf, s, n);
-                    buf[n] = '\0';
-                    name = json_string_value(json_object_get(names, buf));
-                }
-            } else if (n < sizeof(buf)) {
-                memcpy(buf, s, n);
-                buf[n] = '\0';
-                name = buf;
-            }
-            if (name != NULL && strcmp(name, attr) == 0)
-                use = (*q == '.' || *q == '[') ? HEAD_NESTED
-                      : use == HEAD_NONE ? HEAD_SCALAR : use;
-        }
-        prev = 'a';
-    }
-    return use;
-}
-
 /* Query: a filter may not name a key attribute at all (dynalite
  * actions/query.js). */
 /* The key attributes of what is read: the table's or the index's (every
@@ -483,12 +395,11 @@ check_filter_keys(struct read_req *r, struct ddb_err *err)
     const char *keys[2 * INDEX_KEY_ATTRS_MAX];
     const json_t *qf = json_object_get(r->req, "QueryFilter");
     const char *fe = member_str(r->req, "FilterExpression");
-    const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
     size_t i, nkeys = read_key_names(r, keys);
 
     for (i = 0; i < nkeys; i++) {
         if (fe != NULL) {
-            if (path_head_use(fe, names, keys[i]) != HEAD_NONE)
+            if (expr_head_use(r->filter, keys[i]) != EXPR_HEAD_NONE)
                 return ddb_err_set(err, DDB_VALIDATION,
                                    "Filter Expression can only contain "
                                    "non-primary key attributes: Primary key "
@@ -511,14 +422,14 @@ check_nested_keys(struct read_req *r, const char *member,
                   struct ddb_err *err)
 {
     const char *keys[2 * INDEX_KEY_ATTRS_MAX];
-    const char *text = member_str(r->req, member);
-    const json_t *names = json_object_get(r->req, "ExpressionAttributeNames");
+    const struct expr *e = strcmp(member, "FilterExpression") == 0
+                           ? r->filter : r->proj;
     size_t i, nkeys = read_key_names(r, keys);
 
-    if (text == NULL)
+    if (member_str(r->req, member) == NULL)
         return 0;
     for (i = 0; i < nkeys; i++)
-        if (path_head_use(text, names, keys[i]) == HEAD_NESTED)
+        if (expr_head_use(e, keys[i]) == EXPR_HEAD_NESTED)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Key attributes must be scalars; list random "
                                "access '[]' and map lookup '.' are not "

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* paths.c - the document paths of a parsed expression: printed as
+ * DynamoDB's messages print them, walked in text order, and DynamoDB's
+ * rules about key attributes in them: a key is not updated, not reached
+ * into with '.' or '[]', and not named by a Query filter (api/ops/). */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api/expr/expr_int.h"
+
+/* A path as DynamoDB prints it in messages, "[a, b, [2]]", in arena a. */
+char *
+path_str(struct arena *a, const struct expr_path *p)
+{
+    size_t cap = 3, n = 0;
+    char *s;
+    int i;
+
+    for (i = 0; i < p->n; i++)
+        cap += 2 + (p->el[i].is_index ? 24 :
+                    (p->el[i].name ? strlen(p->el[i].name) :
+                     strlen(p->el[i].ref)));
+    s = arena_alloc(a, cap);
+    s[n++] = '[';
+    for (i = 0; i < p->n; i++) {
+        const struct path_elem *el = &p->el[i];
+
+        if (i > 0) {
+            memcpy(s + n, ", ", 2);
+            n += 2;
+        }
+        if (el->is_index)
+            n += (size_t)snprintf(s + n, cap - n, "[%ld]", el->index);
+        else
+            n += (size_t)snprintf(s + n, cap - n, "%s",
+                                  el->name ? el->name : el->ref);
+    }
+    s[n++] = ']';
+    s[n] = '\0';
+    return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Walking the paths
+ * ---------------------------------------------------------------------- */
+
+static bool
+walk_node(const struct expr_node *n, path_fn *fn, void *arg)
+{
+    int i;
+
+    if (n == NULL)
+        return true;
+    if (n->type == NODE_PATH)
+        return fn(&n->path, arg);
+    for (i = 0; i < n->nargs; i++)
+        if (!walk_node(n->args[i], fn, arg))
+            return false;
+    return true;
+}
+
+/*
+ * Call fn on every document path of e in the order the text has them:
+ * the operands of a condition, the paths of a projection, each update
+ * action's target and then its operands. Returns false as soon as fn
+ * does (the walk stops there), true otherwise or when e is NULL.
+ */
+bool
+path_walk(const struct expr *e, path_fn *fn, void *arg)
+{
+    int i;
+
+    if (e == NULL)
+        return true;
+    if (!walk_node(e->root, fn, arg))
+        return false;
+    for (i = 0; i < e->npaths; i++)
+        if (!walk_node(e->paths[i], fn, arg))
+            return false;
+    for (i = 0; i < e->nacts; i++)
+        if (!walk_node(e->acts[i].path, fn, arg) ||
+            !walk_node(e->acts[i].value, fn, arg))
+            return false;
+    return true;
+}
+
+/* The attribute path p starts at: its name, or for a #name the
+ * resolution left alone (path_check_key_scalars() on a syntax-only parse)
+ * its value in names. NULL if there is none. */
+static const char *
+head_name(const struct expr_path *p, const json_t *names)
+{
+    const struct path_elem *el = &p->el[0];
+
+    if (el->is_index)
+        return NULL;
+    if (el->name != NULL)
+        return el->name;
+    return json_string_value(json_object_get(names, el->ref));
+}
+
+/* ------------------------------------------------------------------------
+ * Key attributes
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Reject updates of key attributes, partition key first, as DynamoDB
+ * does (overlapping and conflicting paths were rejected by expr_parse).
+ */
+int
+expr_update_check(const struct expr *e, const struct key_schema *ks,
+                  struct ddb_err *err)
+{
+    const char *keys[2] = { ks->hash_name, ks->range_name };
+    int k, i;
+
+    if (e == NULL)
+        return 0;
+    for (k = 0; k < 2; k++) {
+        if (keys[k][0] == '\0')
+            continue;
+        for (i = 0; i < e->nacts; i++) {
+            const struct path_elem *el = &e->acts[i].path->path.el[0];
+
+            if (el->name != NULL && strcmp(el->name, keys[k]) == 0)
+                return ddb_err_set(err, DDB_VALIDATION,
+                                   "One or more parameter values were "
+                                   "invalid: Cannot update attribute %s. "
+                                   "This attribute is part of the key",
+                                   keys[k]);
+        }
+    }
+    return 0;
+}
+
+struct key_scan {
+    const struct key_schema *ks;
+    const json_t *names;            /* for unresolved #names, or NULL */
+    const char *key;                /* the key attribute found */
+};
+
+/* A path_fn: stop at a path reaching into a key attribute. */
+static bool
+nested_key(const struct expr_path *p, void *arg)
+{
+    struct key_scan *k = arg;
+    const char *name;
+
+    if (p->n < 2)
+        return true;
+    name = head_name(p, k->names);
+    if (name == NULL)
+        return true;
+    if (strcmp(name, k->ks->hash_name) == 0 ||
+        (k->ks->range_name[0] != '\0' &&
+         strcmp(name, k->ks->range_name) == 0)) {
+        k->key = name;
+        return false;
+    }
+    return true;
+}
+
+/* expr_check_key_scalars() over e, whose unresolved #names (if any) are
+ * looked up in names. */
+int
+path_check_key_scalars(const struct expr *e, const json_t *names,
+                       const struct key_schema *ks, struct ddb_err *err)
+{
+    struct key_scan k = { ks, names, NULL };
+
+    if (path_walk(e, nested_key, &k))
+        return 0;
+    return ddb_err_set(err, DDB_VALIDATION, "Key attributes must be "
+                       "scalars; list random access '[]' and map lookup "
+                       "'.' are not allowed: Key: %s", k.key);
+}
+
+/*
+ * Key attributes are scalars: DynamoDB rejects an expression that reaches
+ * into one with '.' or '[]' (ProjectionExpression "#k.a" or "k[0]",
+ * UpdateExpression "SET k.a = :v") with "Key attributes must be scalars;
+ * list random access '[]' and map lookup '.' are not allowed: Key: k",
+ * naming the first such path in the text. 0 when e is NULL.
+ */
+int
+expr_check_key_scalars(const struct expr *e, const struct key_schema *ks,
+                       struct ddb_err *err)
+{
+    return path_check_key_scalars(e, NULL, ks, err);
+}
+
+struct head_scan {
+    const char *attr;
+    enum expr_head_use use;
+};
+
+/* A path_fn: how this path uses h->attr as its head; stop once nested. */
+static bool
+head_use(const struct expr_path *p, void *arg)
+{
+    struct head_scan *h = arg;
+    const char *name = head_name(p, NULL);
+
+    if (name == NULL || strcmp(name, h->attr) != 0)
+        return true;
+    if (p->n > 1) {
+        h->use = EXPR_HEAD_NESTED;
+        return false;
+    }
+    h->use = EXPR_HEAD_SCALAR;
+    return true;
+}
+
+/* How e (resolved; NULL uses nothing) uses attribute attr as the head of
+ * its document paths: not at all, only alone, or reaching into it with
+ * '.' or '[]' somewhere (which wins). */
+enum expr_head_use
+expr_head_use(const struct expr *e, const char *attr)
+{
+    struct head_scan h = { attr, EXPR_HEAD_NONE };
+
+    path_walk(e, head_use, &h);
+    return h.use;
+}
