@@ -1314,9 +1314,9 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     atomic_store_explicit(&t->layout, nl, memory_order_release);
     nl = NULL;
     t->old_layouts = xrealloc(t->old_layouts,
-                             (t->nold + 1) * sizeof(*t->old_layouts));
+                              (t->nold + 1) * sizeof(*t->old_layouts));
     t->retired = xrealloc(t->retired,
-                         (t->nretired + 1) * sizeof(*t->retired));
+                          (t->nretired + 1) * sizeof(*t->retired));
     t->old_layouts[t->nold++] = old;
     t->retired[t->nretired++] = parent;
     partition_retire_locked(parent);

@@ -3,7 +3,6 @@
  * members or translated legacy parameters, parsed in DynamoDB's order. */
 #include <string.h>
 
-#include "api/expr/expr_int.h"
 #include "api/expr/request.h"
 
 /* ------------------------------------------------------------------------
@@ -31,7 +30,7 @@ req_exprs_begin(struct req_exprs *x, const json_t *req, struct ddb_err *err)
 
 int
 req_exprs_begin_op(struct req_exprs *x, const json_t *req, const char *op,
-                  struct ddb_err *err)
+                   struct ddb_err *err)
 {
     (void)x;
     return legacy_check_mix_op(req, op, err);
@@ -125,8 +124,8 @@ parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
 
 int
 req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
-               const char *legacy_param, struct expr **out,
-               struct ddb_err *err)
+                const char *legacy_param, struct expr **out,
+                struct ddb_err *err)
 {
     const char *emember = expr_kind_param(kind);
     const char *lmember = legacy_member(kind, legacy_param);
@@ -151,7 +150,7 @@ req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
 
 int
 req_exprs_check_unused(struct req_exprs *x, const json_t *req,
-                      struct ddb_err *err)
+                       struct ddb_err *err)
 {
     /* The env is NULL when no expression was parsed; build it anyway so
      * bad or unused maps are reported (nothing to do without maps: the
@@ -177,51 +176,4 @@ req_exprs_fini(struct req_exprs *x)
     expr_env_free(x->env);
     json_decref(x->values);
     memset(x, 0, sizeof(*x));
-}
-
-/* ------------------------------------------------------------------------
- * Key attributes in expressions
- * ---------------------------------------------------------------------- */
-
-/* The expression kind whose request member is member. */
-static bool
-kind_of_member(const char *member, enum expr_kind *kind)
-{
-    static const enum expr_kind kinds[] = {
-        EXPR_CONDITION, EXPR_FILTER, EXPR_KEY_CONDITION, EXPR_PROJECTION,
-        EXPR_UPDATE
-    };
-    size_t i;
-
-    for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-        if (strcmp(expr_kind_param(kinds[i]), member) == 0) {
-            *kind = kinds[i];
-            return true;
-        }
-    return false;
-}
-
-/*
- * The member was parsed (and resolved) before; its syntax alone is parsed
- * again here, #names looked up in the request's ExpressionAttributeNames,
- * and paths.c applies the rule. Callers holding the parsed expression
- * call expr_check_key_scalars() on it instead.
- */
-int
-req_check_key_scalars(const json_t *req, const char *member,
-                     const struct key_schema *ks, struct ddb_err *err)
-{
-    const char *text = json_string_value(json_object_get(req, member));
-    enum expr_kind kind;
-    struct expr *e;
-    int rc = 0;
-
-    if (text == NULL || !kind_of_member(member, &kind))
-        return 0;
-    e = expr_new(kind);
-    if (parse_syntax(e, text, strlen(text), NULL) == 0)
-        rc = path_check_key_scalars(e, json_object_get(req,
-                                        "ExpressionAttributeNames"), ks, err);
-    expr_free(e);
-    return rc;
 }

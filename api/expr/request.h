@@ -58,12 +58,12 @@ void req_exprs_init(struct req_exprs *x);
  * maps themselves are validated later, by the first req_exprs_parse() or
  * req_exprs_check_unused(), which is DynamoDB's order. */
 int req_exprs_begin(struct req_exprs *x, const json_t *req,
-                   struct ddb_err *err);
+                    struct ddb_err *err);
 /* The same for a known operation ("PutItem", "Query", ...; see
  * legacy_check_mix_op()): prefer this one, the messages name exactly that
  * operation's parameters. */
 int req_exprs_begin_op(struct req_exprs *x, const json_t *req, const char *op,
-                      struct ddb_err *err);
+                       struct ddb_err *err);
 /*
  * Parse the request's expression of this kind: the member
  * ConditionExpression / FilterExpression / KeyConditionExpression /
@@ -76,27 +76,13 @@ int req_exprs_begin_op(struct req_exprs *x, const json_t *req, const char *op,
  * req_exprs_fini(x).
  */
 int req_exprs_parse(struct req_exprs *x, const json_t *req,
-                   enum expr_kind kind, const char *legacy_param,
-                   struct expr **out, struct ddb_err *err);
+                    enum expr_kind kind, const char *legacy_param,
+                    struct expr **out, struct ddb_err *err);
 /* The "... unused in expressions" checks on the request's own maps (which
  * are validated here if no expression needed them yet). Call once, after
  * every req_exprs_parse(). */
 int req_exprs_check_unused(struct req_exprs *x, const json_t *req,
-                          struct ddb_err *err);
+                           struct ddb_err *err);
 void req_exprs_fini(struct req_exprs *x);
-
-/*
- * Key attributes are scalars: DynamoDB rejects an expression that reaches
- * into one with '.' or '[]' (e.g. ProjectionExpression "#k.a" or "k[0]")
- * with "Key attributes must be scalars; list random access '[]' and map
- * lookup '.' are not allowed: Key: k". Checks the request's member (an
- * expression string; absent is fine) against ks, resolving #names through
- * ExpressionAttributeNames. Run it after the key itself was checked.
- * A caller that holds the parsed expression (req_exprs_parse()) should
- * call expr_check_key_scalars() on it instead: the same rule, without
- * parsing the member a second time.
- */
-int req_check_key_scalars(const json_t *req, const char *member,
-                         const struct key_schema *ks, struct ddb_err *err);
 
 #endif

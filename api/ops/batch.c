@@ -211,7 +211,7 @@ bg_table_check(struct bg_table *bt, size_t *total, struct ddb_err *err)
 
     if (req_exprs_begin_op(&bt->x, bt->spec, "BatchGetItem", err) != 0 ||
         req_exprs_parse(&bt->x, bt->spec, EXPR_PROJECTION, NULL, &bt->proj,
-                       err) != 0 ||
+                        err) != 0 ||
         req_exprs_check_unused(&bt->x, bt->spec, err) != 0)
         return -1;
     bt->consistent = bool_member(bt->spec, "ConsistentRead");
@@ -288,8 +288,7 @@ bg_table_resolve(struct api_ctx *ctx, struct bg_table *bt,
         if (item_key_build(&bt->ot.ks, json_array_get(bt->keys, i), true,
                            &bt->k[i], err) != 0)
             return -1;
-    return req_check_key_scalars(bt->spec, "ProjectionExpression",
-                                &bt->ot.ks, err);
+    return expr_check_key_scalars(bt->proj, &bt->ot.ks, err);
 }
 
 /* The UnprocessedKeys entry of a table: its request members, with Keys
@@ -687,7 +686,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
             /* GSI back-pressure (throttling.md 5): a GSI partition out of
              * write capacity sends the item to UnprocessedItems. */
             write_gate_init(&w, p->ctx, bt->ot.name, &bt->set, bt->ot.t,
-                               &r->k);
+                            &r->k);
             rc = index_mutate_gated(&bt->set, bt->ot.t, &r->k, write_apply,
                                     &r->w, p->ctx != NULL ? write_gate_fn
                                                           : NULL,

@@ -70,8 +70,7 @@ get_resolve(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
 
     (void)ctx;
     if (item_key_build(&tr->ks, g->key, true, &g->k, err) != 0 ||
-        req_check_key_scalars(g->req, "ProjectionExpression", &tr->ks,
-                              err) != 0)
+        expr_check_key_scalars(g->proj, &tr->ks, err) != 0)
         return -1;
     adm->key = &g->k;
     adm->write = false;

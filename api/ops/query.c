@@ -94,7 +94,7 @@ parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
     if (!json_has(req, member))
         return 0;
     return req_exprs_parse(x, req, kind, kind == EXPR_FILTER ? member : NULL,
-                          out, err);
+                           out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -824,15 +824,15 @@ query_validate(struct read_req *r, struct ddb_err *err)
                            "KeyConditionExpression parameter must be "
                            "specified in the request.");
     if (kce && req_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
-                              &r->keycond, err) != 0)
+                               &r->keycond, err) != 0)
         return -1;
     if (json_has(req, "FilterExpression") &&
         req_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
-                       err) != 0)
+                        err) != 0)
         return -1;
     if (json_has(req, "ProjectionExpression") &&
         req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                       err) != 0)
+                        err) != 0)
         return -1;
     if (req_exprs_check_unused(&r->x, req, err) != 0)
         return -1;
@@ -1400,11 +1400,11 @@ scan_validate(struct read_req *r, struct ddb_err *err)
         return -1;
     if (json_has(req, "FilterExpression") &&
         req_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
-                       err) != 0)
+                        err) != 0)
         return -1;
     if (json_has(req, "ProjectionExpression") &&
         req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                       err) != 0)
+                        err) != 0)
         return -1;
     if (req_exprs_check_unused(&r->x, req, err) != 0)
         return -1;

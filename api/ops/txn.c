@@ -531,7 +531,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         ti[i].gate_fail = TG_OK;
         ddb_err_init(&e);
         gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, NULL, 2.0,
-                          &ti[i].gate, &e);         /* forget last round's */
+                       &ti[i].gate, &e);         /* forget last round's */
         if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
             return -1;
         rc = write_apply(&ti[i].w, ti[i].snap, &nitem, &nsize, &keep, &e);
@@ -543,7 +543,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         }
         if (rc == 0 && !keep) {
             if (gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, ti[i].plan,
-                                  2.0, &ti[i].gate, &e) != 0) {
+                               2.0, &ti[i].gate, &e) != 0) {
                 ti[i].gate_fail = TG_THROTTLED;
             } else if (index_collection_check(ti[i].w.set, ti[i].ot.t,
                                               &keys[i], ti[i].snap, nitem,
@@ -607,7 +607,7 @@ gate_cancel(struct api_ctx *ctx, struct titem *ti, size_t n,
         json_array_append_new(reasons, r);
         if (ti[i].w.set != NULL)
             gsi_gate_admit(ctx, ti[i].ot.name, ti[i].w.set, NULL, 2.0,
-                              &ti[i].gate, &e);
+                           &ti[i].gate, &e);
         ddb_err_clear(&e);
     }
     return canceled(reasons, err);
@@ -1083,8 +1083,7 @@ resolve_get(struct api_ctx *ctx, struct titem *ti, struct item_key *k,
 {
     if (table_ref_open(ctx, ti->op, &ti->ot, err) != 0 ||
         item_key_build(&ti->ot.ks, ti->w.key, true, k, err) != 0 ||
-        req_check_key_scalars(ti->op, "ProjectionExpression", &ti->ot.ks,
-                             err) != 0)
+        expr_check_key_scalars(ti->proj, &ti->ot.ks, err) != 0)
         return -1;
     return 0;
 }
@@ -1119,7 +1118,7 @@ api_transact_get_items(struct api_ctx *ctx, const json_t *req,
         }
         if (take_key(&ti[i], err) != 0 ||
             req_exprs_parse(&ti[i].w.x, ti[i].op, EXPR_PROJECTION, NULL,
-                           &ti[i].proj, err) != 0 ||
+                            &ti[i].proj, err) != 0 ||
             req_exprs_check_unused(&ti[i].w.x, ti[i].op, err) != 0)
             goto out;
     }

@@ -39,8 +39,8 @@ gate_reset(struct gsi_gate *g)
 
 int
 gsi_gate_admit(struct api_ctx *ctx, const char *table,
-                  const struct index_set *s, const struct index_plan *p,
-                  double mult, struct gsi_gate *g, struct ddb_err *err)
+               const struct index_set *s, const struct index_plan *p,
+               double mult, struct gsi_gate *g, struct ddb_err *err)
 {
     double puts[INDEX_MAX];
     size_t i, j;
@@ -129,8 +129,8 @@ write_collection_limit(const struct api_ctx *ctx)
 
 void
 write_gate_init(struct write_gate *w, struct api_ctx *ctx,
-                   const char *table, const struct index_set *s,
-                   struct stable *base, const struct item_key *k)
+                const char *table, const struct index_set *s,
+                struct stable *base, const struct item_key *k)
 {
     memset(w, 0, sizeof(*w));
     w->ctx = ctx;
@@ -143,13 +143,13 @@ write_gate_init(struct write_gate *w, struct api_ctx *ctx,
 
 int
 write_gate_fn(void *arg, const json_t *old, const json_t *new_item,
-                 const struct index_plan *p, struct ddb_err *err)
+              const struct index_plan *p, struct ddb_err *err)
 {
     struct write_gate *w = arg;
 
     w->throttled = false;
     if (gsi_gate_admit(w->ctx, w->table, w->s, p, 1.0, &w->g,
-                          err) != 0) {
+                       err) != 0) {
         w->throttled = true;
         return -1;
     }
@@ -253,8 +253,7 @@ write_resolve(struct api_ctx *ctx, struct write_req *w,
             return -1;
         if (w->upd != NULL &&
             (expr_update_check(w->upd, &tr->ks, err) != 0 ||
-             req_check_key_scalars(w->params, "UpdateExpression", &tr->ks,
-                                   err) != 0))
+             expr_check_key_scalars(w->upd, &tr->ks, err) != 0))
             return -1;
     }
     if (w->kind == WRITE_CHECK)

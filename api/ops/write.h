@@ -152,9 +152,9 @@ struct gsi_gate {
 };
 void gsi_gate_init(struct gsi_gate *g);
 int gsi_gate_admit(struct api_ctx *ctx, const char *table,
-                      const struct index_set *s, const struct index_plan *p,
-                      double mult, struct gsi_gate *g,
-                      struct ddb_err *err);
+                   const struct index_set *s, const struct index_plan *p,
+                   double mult, struct gsi_gate *g,
+                   struct ddb_err *err);
 void gsi_gate_charge(struct api_ctx *ctx, struct gsi_gate *g);
 void gsi_gate_fini(struct gsi_gate *g);
 
@@ -177,10 +177,10 @@ struct write_gate {
     bool throttled;                 /* out: a GSI refused the write */
 };
 void write_gate_init(struct write_gate *w, struct api_ctx *ctx,
-                        const char *table, const struct index_set *s,
-                        struct stable *base, const struct item_key *k);
+                     const char *table, const struct index_set *s,
+                     struct stable *base, const struct item_key *k);
 int write_gate_fn(void *arg, const json_t *old, const json_t *new_item,
-                     const struct index_plan *p, struct ddb_err *err);
+                  const struct index_plan *p, struct ddb_err *err);
 /* The --item-collection-limit in bytes (0: none). */
 uint64_t write_collection_limit(const struct api_ctx *ctx);
 

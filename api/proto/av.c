@@ -1085,7 +1085,7 @@ item_key_map(const struct key_schema *ks, const json_t *item)
 /* Copy a request map member and validate it (av.h). */
 int
 item_copy_validate(const json_t *req, const char *member, json_t **out,
-                      struct ddb_err *err)
+                   struct ddb_err *err)
 {
     const json_t *m = json_object_get(req, member);
 

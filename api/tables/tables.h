@@ -59,7 +59,7 @@ struct table_ref {
 /* api_open_table() + the key schema. On failure -1 with err set and
  * nothing to close (table_ref_close is still safe). */
 int table_ref_open(struct api_ctx *ctx, const json_t *req,
-                  struct table_ref *ot, struct ddb_err *err);
+                   struct table_ref *ot, struct ddb_err *err);
 void table_ref_close(struct table_ref *ot);
 
 

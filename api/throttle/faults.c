@@ -229,7 +229,7 @@ faults_request(struct faults *f, bool post, const json_t *req,
  */
 enum throttle_cause
 faults_check(struct faults *f, const char *table, const uint8_t *pk,
-            size_t pk_len, enum throttle_op op)
+             size_t pk_len, enum throttle_op op)
 {
     enum throttle_cause c = THROTTLE_OK;
     size_t i;

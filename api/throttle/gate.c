@@ -467,7 +467,7 @@ gate_table_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
 
 int
 gate_table_resize(struct api_ctx *ctx, struct stable *t, const json_t *desc,
-                   struct ddb_err *err)
+                  struct ddb_err *err)
 {
     struct throttle_registry *reg = ctx->srv->throttle;
     struct throttle_table_conf tc;

@@ -122,11 +122,11 @@ void gate_charge_part(struct api_ctx *ctx, struct stable *t,
  * (the partitions split so far stay split, in storage and throttle state).
  */
 int gate_split_all(struct api_ctx *ctx, struct stable *t,
-                       struct ddb_err *err);
+                   struct ddb_err *err);
 /* UpdateTable: new throughput from desc (the new description, borrowed) on
  * the table's throttle state, if it has one. */
 void gate_table_update(struct api_ctx *ctx, struct stable *t,
-                        const json_t *desc);
+                       const json_t *desc);
 /*
  * UpdateTable, after the new description (borrowed) was stored: when the
  * provisioned throughput needs more partitions than t has
@@ -136,7 +136,7 @@ void gate_table_update(struct api_ctx *ctx, struct stable *t,
  * (gate_table_update). -1 with err if a split failed.
  */
 int gate_table_resize(struct api_ctx *ctx, struct stable *t,
-                       const json_t *desc, struct ddb_err *err);
+                      const json_t *desc, struct ddb_err *err);
 /* CreateTable: start the new table's throttle state now (a stale one of
  * the same name is dropped first), so its banks fill from creation. */
 void gate_table_created(struct api_ctx *ctx, const char *table);
