@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* item.c - AttributeValues as DynamoDB sees them: validation with its
+/* av.c - AttributeValues as DynamoDB sees them: validation with its
  * exact messages (N canonicalised in place), item size, equality and
- * ordering, and storage keys built from a table's key schema. */
+ * ordering, and storage keys built from a table's key schema. The pieces
+ * the current value layer (av_current.c) shares are exported in av.h. */
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,7 +19,6 @@
     "set, must contain exactly one of the supported datatypes"
 #define MSG_NESTING "Nesting Levels have exceeded supported limits: " \
     "Attributes in the item have nested levels beyond supported limit"
-#define MSG_INVALID "One or more parameter values were invalid: "
 #define MSG_KEY_SCHEMA "The provided key element does not match the schema"
 #define MSG_MAP_CLASS "Unrecognized collection type java.util.Map<" \
     "java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"
@@ -120,8 +120,11 @@ av_type(const json_t *av)
  * win over any ValidationException elsewhere in the value.
  * ---------------------------------------------------------------------- */
 
-static int
-scalar_kind_err(const json_t *v, const char *cls, struct ddb_err *err)
+/* The SerializationException for v (not null, not a string) where a Java
+ * scalar of class cls ("String", "Boolean", "Integer", "Long") belongs;
+ * always -1. */
+int
+av_scalar_err(const json_t *v, const char *cls, struct ddb_err *err)
 {
     if (json_is_true(v) || json_is_false(v))
         return ddb_err_set(err, DDB_SERIALIZATION,
@@ -145,18 +148,19 @@ ser_string(const json_t *v, struct ddb_err *err)
 {
     if (json_is_string(v) || json_is_null(v))
         return 0;
-    return scalar_kind_err(v, "String", err);
+    return av_scalar_err(v, "String", err);
 }
 
-/* A Blob member (B, BS element): a base64 string. */
-static int
-ser_blob(const json_t *v, struct ddb_err *err)
+/* A Blob member (B, BS element): a base64 string; json null means
+ * "absent". 0, or -1 with DynamoDB's SerializationException. */
+int
+av_ser_blob(const json_t *v, struct ddb_err *err)
 {
     if (json_is_null(v))
         return 0;
     if (json_is_string(v))
-        return b64_check(json_string_value(v), json_string_length(v), err) < 0
-            ? -1 : 0;
+        return b64_check(json_string_value(v), json_string_length(v),
+                         err) < 0 ? -1 : 0;
     if (json_is_object(v))
         return ddb_err_set(err, DDB_SERIALIZATION, MSG_START_STRUCT);
     if (json_is_array(v))
@@ -190,7 +194,7 @@ ser_bool(json_t *av, const char *key, json_t *v, struct ddb_err *err)
         return ddb_err_set(err, DDB_SERIALIZATION,
                            "Unexpected token received from parser");
     }
-    return scalar_kind_err(v, "Boolean", err);
+    return av_scalar_err(v, "Boolean", err);
 }
 
 /* A List member (SS, NS, BS, L). */
@@ -252,7 +256,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
             if (ser_string(v, err) != 0)
                 return -1;
         } else if (strcmp(k, "B") == 0) {
-            if (ser_blob(v, err) != 0)
+            if (av_ser_blob(v, err) != 0)
                 return -1;
         } else if (strcmp(k, "BOOL") == 0 || strcmp(k, "NULL") == 0) {
             if (ser_bool(av, k, v, err) != 0)
@@ -268,7 +272,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
                 if (k[0] == 'L')
                     rc = ser_av(e, depth + 1, err);
                 else if (k[0] == 'B')
-                    rc = ser_blob(e, err);
+                    rc = av_ser_blob(e, err);
                 else
                     rc = ser_string(e, err);
                 if (rc != 0)
@@ -289,6 +293,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
 struct member {
     const char *s;
     size_t len;
+    size_t i;                           /* position in the set */
 };
 
 static int
@@ -303,31 +308,63 @@ member_cmp(const void *pa, const void *pb)
     return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Whether the string array arr has two equal members (by bytes). */
-static bool
-has_duplicates(const json_t *arr)
+/* By bytes, then by position: equal members keep the order sent. */
+static int
+member_pos_cmp(const void *pa, const void *pb)
 {
-    size_t i, k, n = json_array_size(arr);
-    struct member *m;
-    bool dup = false;
+    const struct member *a = pa, *b = pb;
+    int c = member_cmp(a, b);
 
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* By numeric value ("1" equals "1.0"), then by position. */
+static int
+member_num_cmp(const void *pa, const void *pb)
+{
+    const struct member *a = pa, *b = pb;
+    int c = num_cmp(a->s, b->s);
+
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * The position of the first of arr's first n members that repeats an
+ * earlier one, by bytes or, when numeric, by value (members must then be
+ * valid numbers). Members that are not strings are passed over. Returns 0
+ * when none repeats. Sorts rather than compares pairs: sets can be large.
+ */
+size_t
+av_set_repeat(const json_t *arr, size_t n, bool numeric)
+{
+    struct member *m;
+    size_t i, k = 0, first = 0;
+
+    if (n > json_array_size(arr))
+        n = json_array_size(arr);
     if (n < 2)
-        return false;
+        return 0;
     m = xcalloc(n, sizeof(*m));
-    for (i = 0, k = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
 
         if (!json_is_string(e))
-            continue;               /* nulls are reported separately */
+            continue;
         m[k].s = json_string_value(e);
-        m[k++].len = json_string_length(e);
+        m[k].len = json_string_length(e);
+        m[k++].i = i;
     }
-    n = k;
-    qsort(m, n, sizeof(*m), member_cmp);
-    for (i = 1; i < n && !dup; i++)
-        dup = member_cmp(&m[i - 1], &m[i]) == 0;
+    qsort(m, k, sizeof(*m), numeric ? member_num_cmp : member_pos_cmp);
+    /* In a run of equal members the second is the first repeat. */
+    for (i = 1; i < k; i++) {
+        bool same = numeric ? num_cmp(m[i - 1].s, m[i].s) == 0
+                            : member_cmp(&m[i - 1], &m[i]) == 0;
+
+        if (same && (first == 0 || m[i].i < first))
+            first = m[i].i;
+    }
     free(m);
-    return dup;
+    return first;
 }
 
 /* Set members in DynamoDB's order: GetItem returns SS and BS members by
@@ -410,6 +447,65 @@ set_str(const json_t *arr, char *out, size_t outsz)
         snprintf(out + o, outsz - o, "]");
 }
 
+/* A set with a repeated member, as the older layer reports it: quoted as
+ * sent, "Input collection [a, b, a]<of_type> contains duplicates." (of_type
+ * is "of type BS" for binary sets). 0 when no member repeats. */
+static int
+set_duplicates(const json_t *v, const char *of_type, struct ddb_err *err)
+{
+    char buf[DDB_ERR_MSG_MAX];
+
+    if (av_set_repeat(v, json_array_size(v), false) == 0)
+        return 0;
+    set_str(v, buf, sizeof(buf));
+    return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID "Input collection "
+                       "%.3900s%s contains duplicates.", buf, of_type);
+}
+
+/*
+ * Split a number's text, [+-]digits[.digits][(e|E)[+-]digits], into the
+ * parts BigDecimal's range checks read (av.h struct av_num_text). Text
+ * that stops early leaves the later parts unset.
+ */
+void
+av_num_scan(const char *s, struct av_num_text *t)
+{
+    bool point = false;
+
+    memset(t, 0, sizeof(*t));
+    if (*s == '+' || *s == '-')
+        s++;
+    for (; (*s >= '0' && *s <= '9') || (*s == '.' && !point); s++) {
+        if (*s == '.') {
+            point = true;
+            continue;
+        }
+        t->digit = true;
+        if (*s != '0')
+            t->nonzero = true;
+        if (t->nonzero)
+            t->prec++;
+        if (point)
+            t->frac++;
+    }
+    t->exp = s;
+    if (*s != 'e' && *s != 'E')
+        return;
+    s++;
+    t->has_exp = true;
+    t->eneg = *s == '-';
+    if (*s == '+' || *s == '-')
+        s++;
+    t->exp = s;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if (t->exp_value <= (long long)INT_MAX + 1)
+            t->exp_value = t->exp_value * 10 + (*s - '0');
+    t->nexp = (size_t)(s - t->exp);
+    t->end = *s == '\0';
+    if (t->eneg)
+        t->exp_value = -t->exp_value;
+}
+
 /*
  * Whether Java's int arithmetic on BigDecimal's precision and scale wraps
  * for text (precision - scale > INT_MAX, e.g. "1e2147483647"): the older
@@ -420,35 +516,11 @@ set_str(const json_t *arr, char *out, size_t outsz)
 static bool
 java_magnitude_wraps(const char *text)
 {
-    const char *p = text;
-    long long prec = 0, frac = 0, e = 0;
-    bool point = false, nonzero = false, eneg = false;
+    struct av_num_text t;
 
-    if (*p == '+' || *p == '-')
-        p++;
-    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !point); p++) {
-        if (*p == '.') {
-            point = true;
-            continue;
-        }
-        if (*p != '0')
-            nonzero = true;
-        if (nonzero)
-            prec++;
-        if (point)
-            frac++;
-    }
-    if (*p != 'e' && *p != 'E')
-        return false;
-    p++;
-    eneg = *p == '-';
-    if (*p == '+' || *p == '-')
-        p++;
-    for (; *p >= '0' && *p <= '9' && e <= (long long)INT_MAX + 1; p++)
-        e = e * 10 + (*p - '0');
-    if (eneg)
-        e = -e;
-    return nonzero && prec - (frac - e) > INT_MAX;
+    av_num_scan(text, &t);
+    return t.has_exp && t.nonzero &&
+           t.prec - (t.frac - t.exp_value) > INT_MAX;
 }
 
 /* Canonicalise one N string in place (arr index i, or av key "N"). */
@@ -551,19 +623,13 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("SS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "An string set  may not be empty");
-        if (has_duplicates(v)) {
-            char buf[DDB_ERR_MSG_MAX];
-
-            set_str(v, buf, sizeof(buf));
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                               "Input collection %.3900s contains "
-                               "duplicates.", buf);
-        }
+        if (set_duplicates(v, "", err) != 0)
+            return -1;
         for (i = 0; i < json_array_size(v); i++)
             if (json_is_null(json_array_get(v, i)))
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                    "An string set may not have a null "
                                    "string as a member");
         item_set_sort(v, 'S');
@@ -574,13 +640,13 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("NS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "An number set  may not be empty");
         for (i = 0; i < json_array_size(v); i++)
             if (canon_number(v, NULL, i, json_array_get(v, i), err) != 0)
                 return -1;
         /* Members are canonical now: "1" and "1.0" collide. */
-        if (has_duplicates(v))
+        if (av_set_repeat(v, json_array_size(v), false) != 0)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Input collection contains duplicates");
         item_set_sort(v, 'N');
@@ -590,21 +656,15 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("BS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "Binary sets should not be empty");
         for (i = 0; i < json_array_size(v); i++)
             if (json_is_null(json_array_get(v, i)))
                 return ddb_err_set(err, DDB_VALIDATION,
                                    "The supplied Item contains a null "
                                    "AttributeValue");
-        if (has_duplicates(v)) {
-            char buf[DDB_ERR_MSG_MAX];
-
-            set_str(v, buf, sizeof(buf));
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                               "Input collection %.3900sof type BS "
-                               "contains duplicates.", buf);
-        }
+        if (set_duplicates(v, "of type BS", err) != 0)
+            return -1;
         item_set_sort(v, 'B');
     }
     if (MEMBER("M")) {
@@ -620,7 +680,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("NULL")) {
         if (!json_is_true(v))
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "Null attribute value types must have "
                                "the value of true");
     }
@@ -989,13 +1049,13 @@ key_attr(const json_t *item, const char *name, char type, bool is_hash,
     if (av == NULL) {
         if (is_key_map)
             return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+        return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                            "Missing the key %s in the item", name);
     }
     if (actual == NULL || strcmp(actual, tname) != 0) {
         if (is_key_map)
             return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+        return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                            "Type mismatch for key %s expected: %s actual: %s",
                            name, tname, actual ? actual : "NULL");
     }
@@ -1016,11 +1076,11 @@ key_attr(const json_t *item, const char *name, char type, bool is_hash,
     if (type == 'B')
         len = item_b64_len(json_string_value(v), len);
     if (type != 'N' && is_hash && len > KEY_HASH_MAX)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+        return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                            "Size of hashkey has exceeded the maximum size "
                            "limit of2048 bytes");
     if (type != 'N' && !is_hash && len > KEY_RANGE_MAX)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+        return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                            "Aggregated size of all range keys has exceeded "
                            "the size limit of 1024 bytes");
     n = key_encode_value(av, out);
