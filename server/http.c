@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "api/admin/admin.h"
+#include "api/ops/envelope.h"
 #include "api/proto/error.h"
 #include "api/proto/validate.h"
 #include "server/http.h"
@@ -340,7 +341,8 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
                              : "Unexpected value type in payload");
         goto out;
     }
-    if (validate_request(op->name, req, &err) != 0) {
+    if (validate_request(validate_schema(op->name), req, &err) != 0 ||
+        envelope_check(op->name, req, &err) != 0) {
         reply_error(r, &err);
         goto out;
     }
@@ -350,7 +352,7 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
     ctx.access_key = akid;
     ctx.now_ms = api_now_ms(h->srv);
     rc = op->handler(&ctx, req, &resp, &err);
-    validate_forget();                  /* whatever the handler left */
+    envelope_forget();                  /* whatever the handler left */
     if (rc != 0) {
         if (err.type == DDB_OK)
             ddb_err_set(&err, DDB_INTERNAL, "Internal server error");

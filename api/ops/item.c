@@ -12,7 +12,7 @@
 #include "api/proto/av.h"
 #include "api/ops/common.h"
 #include "api/ops/txn_inflight.h"
-#include "api/proto/validate.h"
+#include "api/ops/envelope.h"
 #include "storage/util.h"
 
 /*
@@ -532,9 +532,9 @@ api_update_item(struct api_ctx *ctx, const json_t *req, json_t **resp,
     idx_init(&is);
 
     req_exprs_init(&x);
-    /* validate_request() already did the steps below without an error:
+    /* envelope_check() already did the steps below without an error:
      * take its results rather than redo them. */
-    if (validate_take_update(req, &x, &upd, &cond, &key))
+    if (envelope_take_update(req, &x, &upd, &cond, &key))
         goto parsed;
     if (req_exprs_begin_op(&x, req, "UpdateItem", err) != 0)
         goto out;
