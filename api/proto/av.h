@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* av.h - AttributeValues: validation with DynamoDB's messages in its two
  * value layers (av.c, with N canonicalisation in place; av_current.c),
- * item size, comparison, and building storage keys from a table's key
- * schema. */
+ * item size, comparison (av.c), and building storage keys from a table's
+ * key schema (key.c). */
 #ifndef SHARDLOCAL_AV_H
 #define SHARDLOCAL_AV_H
 
@@ -124,6 +124,5 @@ struct av_num_text {
     bool end;                       /* nothing follows those digits */
 };
 void av_num_scan(const char *s, struct av_num_text *t);
-
 
 #endif
