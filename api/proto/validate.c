@@ -210,10 +210,10 @@ check_type(const struct vfield *f, const json_t *v, bool in_coll,
  * ---------------------------------------------------------------------- */
 
 struct verrs {
-    unsigned n;
+    unsigned n;                         /* entries so far */
     unsigned max;                       /* stop after this many errors */
-    char buf[DDB_ERR_MSG_MAX * 2];
-    size_t len;
+    char buf[DDB_ERR_MSG_MAX * 2];      /* the entries, "; "-separated */
+    size_t len;                         /* bytes in buf */
 };
 
 static void
@@ -226,6 +226,23 @@ append(struct verrs *ve, const char *s)
     memcpy(ve->buf + ve->len, s, n);
     ve->len += n;
     ve->buf[ve->len] = '\0';
+}
+
+/* Whether ve has room for another entry. */
+static bool
+has_room(const struct verrs *ve)
+{
+    return ve->n < VALIDATE_MAX_ERRORS && !(ve->max && ve->n >= ve->max);
+}
+
+/* Add one entry to ve. */
+static void
+add_line(struct verrs *ve, const char *line)
+{
+    if (ve->n > 0)
+        append(ve, "; ");
+    append(ve, line);
+    ve->n++;
 }
 
 /* DynamoDB quotes the offending value: strings raw, lists as "[a, b]",
@@ -278,7 +295,7 @@ add_error_str(struct verrs *ve, const char *val, const char *path,
 {
     char line[VALUE_STR_MAX + PATH_MAX_LEN + 512];
 
-    if (ve->n >= VALIDATE_MAX_ERRORS || (ve->max && ve->n >= ve->max))
+    if (!has_room(ve))
         return;
     if (val == NULL)
         snprintf(line, sizeof(line), "Value null at '%s' failed to satisfy "
@@ -286,10 +303,7 @@ add_error_str(struct verrs *ve, const char *val, const char *path,
     else
         snprintf(line, sizeof(line), "Value '%s' at '%s' failed to satisfy "
                  "constraint: %s", val, path, constraint);
-    if (ve->n > 0)
-        append(ve, "; ");
-    append(ve, line);
-    ve->n++;
+    add_line(ve, line);
 }
 
 static void
@@ -314,14 +328,11 @@ add_error_generic(struct verrs *ve, const char *gpath, const char *constraint)
 {
     char line[PATH_MAX_LEN + 512];
 
-    if (ve->n >= VALIDATE_MAX_ERRORS || (ve->max && ve->n >= ve->max))
+    if (!has_room(ve))
         return;
     snprintf(line, sizeof(line), "Value at '%s' failed to satisfy "
              "constraint: %s", gpath, constraint);
-    if (ve->n > 0)
-        append(ve, "; ");
-    append(ve, line);
-    ve->n++;
+    add_line(ve, line);
 }
 
 /* The generic form of path for member `name`: the parent path with its
