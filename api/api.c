@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/ops/envelope.h"
 #include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/proto/error.h"
@@ -238,7 +239,8 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     op = admit_call(call, req, call->len > 0, out);
     if (op == NULL)
         goto out;
-    if (validate_request(op->name, req, &err) != 0) {
+    if (validate_request(validate_schema(op->name), req, &err) != 0 ||
+        envelope_check(op->name, req, &err) != 0) {
         api_reply_error(out, &err);
         goto out;
     }
@@ -251,7 +253,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     ctx.cap = &cap;
     rc = op->item != NULL ? run_item_op(&ctx, op->item, req, &resp, &err)
                           : op->handler(&ctx, req, &resp, &err);
-    validate_forget();                  /* whatever the handler left */
+    envelope_forget();                  /* whatever the handler left */
     if (rc != 0) {
         if (err.type == DDB_OK)
             ddb_err_set(&err, DDB_INTERNAL, "Internal server error");

@@ -8,11 +8,11 @@
 #include "api/expr/expr.h"
 #include "api/index/index.h"
 #include "api/ops/common.h"
+#include "api/ops/envelope.h"
 #include "api/ops/ops.h"
 #include "api/ops/write.h"
 #include "api/proto/av.h"
 #include "api/proto/capacity.h"
-#include "api/proto/validate.h"
 #include "storage/util.h"
 
 /*
@@ -204,9 +204,9 @@ update_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
 
     (void)ctx;
     write_req_init(&s->w, WRITE_UPDATE, req);
-    /* validate_request() already did the request checks without an
+    /* envelope_check() already did the request checks without an
      * error: take its results rather than redo them. */
-    if (validate_take_update(req, &s->w.x, &s->w.upd, &s->w.cond,
+    if (envelope_take_update(req, &s->w.x, &s->w.upd, &s->w.cond,
                              &s->w.key))
         return 0;
     return write_prepare(&s->w, err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* item.c - AttributeValues as DynamoDB sees them: validation with its
- * exact messages (N canonicalised in place), item size, equality and
- * ordering, and storage keys built from a table's key schema. */
+/* av.c - AttributeValues as DynamoDB sees them: validation with its
+ * exact messages in the older value layer (N canonicalised in place),
+ * item size, equality and ordering. The pieces the request checks
+ * (validate.c, av_current.c) share are exported in av.h. */
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,8 +19,6 @@
     "set, must contain exactly one of the supported datatypes"
 #define MSG_NESTING "Nesting Levels have exceeded supported limits: " \
     "Attributes in the item have nested levels beyond supported limit"
-#define MSG_INVALID "One or more parameter values were invalid: "
-#define MSG_KEY_SCHEMA "The provided key element does not match the schema"
 #define MSG_MAP_CLASS "Unrecognized collection type java.util.Map<" \
     "java.lang.String, com.amazonaws.dynamodb.v20120810.AttributeValue>"
 #define SER_DEPTH_MAX 4096
@@ -120,8 +119,11 @@ av_type(const json_t *av)
  * win over any ValidationException elsewhere in the value.
  * ---------------------------------------------------------------------- */
 
-static int
-scalar_kind_err(const json_t *v, const char *cls, struct ddb_err *err)
+/* The SerializationException for v (not null, not a string) where a Java
+ * scalar of class cls ("String", "Boolean", "Integer", "Long") belongs;
+ * always -1. */
+int
+av_scalar_err(const json_t *v, const char *cls, struct ddb_err *err)
 {
     if (json_is_true(v) || json_is_false(v))
         return ddb_err_set(err, DDB_SERIALIZATION,
@@ -145,18 +147,19 @@ ser_string(const json_t *v, struct ddb_err *err)
 {
     if (json_is_string(v) || json_is_null(v))
         return 0;
-    return scalar_kind_err(v, "String", err);
+    return av_scalar_err(v, "String", err);
 }
 
-/* A Blob member (B, BS element): a base64 string. */
-static int
-ser_blob(const json_t *v, struct ddb_err *err)
+/* A Blob member (B, BS element): a base64 string; json null means
+ * "absent". 0, or -1 with DynamoDB's SerializationException. */
+int
+av_ser_blob(const json_t *v, struct ddb_err *err)
 {
     if (json_is_null(v))
         return 0;
     if (json_is_string(v))
-        return b64_check(json_string_value(v), json_string_length(v), err) < 0
-            ? -1 : 0;
+        return b64_check(json_string_value(v), json_string_length(v),
+                         err) < 0 ? -1 : 0;
     if (json_is_object(v))
         return ddb_err_set(err, DDB_SERIALIZATION, MSG_START_STRUCT);
     if (json_is_array(v))
@@ -190,7 +193,7 @@ ser_bool(json_t *av, const char *key, json_t *v, struct ddb_err *err)
         return ddb_err_set(err, DDB_SERIALIZATION,
                            "Unexpected token received from parser");
     }
-    return scalar_kind_err(v, "Boolean", err);
+    return av_scalar_err(v, "Boolean", err);
 }
 
 /* A List member (SS, NS, BS, L). */
@@ -252,7 +255,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
             if (ser_string(v, err) != 0)
                 return -1;
         } else if (strcmp(k, "B") == 0) {
-            if (ser_blob(v, err) != 0)
+            if (av_ser_blob(v, err) != 0)
                 return -1;
         } else if (strcmp(k, "BOOL") == 0 || strcmp(k, "NULL") == 0) {
             if (ser_bool(av, k, v, err) != 0)
@@ -268,7 +271,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
                 if (k[0] == 'L')
                     rc = ser_av(e, depth + 1, err);
                 else if (k[0] == 'B')
-                    rc = ser_blob(e, err);
+                    rc = av_ser_blob(e, err);
                 else
                     rc = ser_string(e, err);
                 if (rc != 0)
@@ -289,6 +292,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
 struct member {
     const char *s;
     size_t len;
+    size_t i;                           /* position in the set */
 };
 
 static int
@@ -303,31 +307,63 @@ member_cmp(const void *pa, const void *pb)
     return a->len < b->len ? -1 : a->len > b->len;
 }
 
-/* Whether the string array arr has two equal members (by bytes). */
-static bool
-has_duplicates(const json_t *arr)
+/* By bytes, then by position: equal members keep the order sent. */
+static int
+member_pos_cmp(const void *pa, const void *pb)
 {
-    size_t i, k, n = json_array_size(arr);
-    struct member *m;
-    bool dup = false;
+    const struct member *a = pa, *b = pb;
+    int c = member_cmp(a, b);
 
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* By numeric value ("1" equals "1.0"), then by position. */
+static int
+member_num_cmp(const void *pa, const void *pb)
+{
+    const struct member *a = pa, *b = pb;
+    int c = num_cmp(a->s, b->s);
+
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/*
+ * The position of the first of arr's first n members that repeats an
+ * earlier one, by bytes or, when numeric, by value (members must then be
+ * valid numbers). Members that are not strings are passed over. Returns 0
+ * when none repeats. Sorts rather than compares pairs: sets can be large.
+ */
+size_t
+av_set_repeat(const json_t *arr, size_t n, bool numeric)
+{
+    struct member *m;
+    size_t i, k = 0, first = 0;
+
+    if (n > json_array_size(arr))
+        n = json_array_size(arr);
     if (n < 2)
-        return false;
+        return 0;
     m = xcalloc(n, sizeof(*m));
-    for (i = 0, k = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
 
         if (!json_is_string(e))
-            continue;               /* nulls are reported separately */
+            continue;
         m[k].s = json_string_value(e);
-        m[k++].len = json_string_length(e);
+        m[k].len = json_string_length(e);
+        m[k++].i = i;
     }
-    n = k;
-    qsort(m, n, sizeof(*m), member_cmp);
-    for (i = 1; i < n && !dup; i++)
-        dup = member_cmp(&m[i - 1], &m[i]) == 0;
+    qsort(m, k, sizeof(*m), numeric ? member_num_cmp : member_pos_cmp);
+    /* In a run of equal members the second is the first repeat. */
+    for (i = 1; i < k; i++) {
+        bool same = numeric ? num_cmp(m[i - 1].s, m[i].s) == 0
+                            : member_cmp(&m[i - 1], &m[i]) == 0;
+
+        if (same && (first == 0 || m[i].i < first))
+            first = m[i].i;
+    }
     free(m);
-    return dup;
+    return first;
 }
 
 /* Set members in DynamoDB's order: GetItem returns SS and BS members by
@@ -410,6 +446,65 @@ set_str(const json_t *arr, char *out, size_t outsz)
         snprintf(out + o, outsz - o, "]");
 }
 
+/* A set with a repeated member, as the older layer reports it: quoted as
+ * sent, "Input collection [a, b, a]<of_type> contains duplicates." (of_type
+ * is "of type BS" for binary sets). 0 when no member repeats. */
+static int
+set_duplicates(const json_t *v, const char *of_type, struct ddb_err *err)
+{
+    char buf[DDB_ERR_MSG_MAX];
+
+    if (av_set_repeat(v, json_array_size(v), false) == 0)
+        return 0;
+    set_str(v, buf, sizeof(buf));
+    return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID "Input collection "
+                       "%.3900s%s contains duplicates.", buf, of_type);
+}
+
+/*
+ * Split a number's text, [+-]digits[.digits][(e|E)[+-]digits], into the
+ * parts BigDecimal's range checks read (av.h struct av_num_text). Text
+ * that stops early leaves the later parts unset.
+ */
+void
+av_num_scan(const char *s, struct av_num_text *t)
+{
+    bool point = false;
+
+    memset(t, 0, sizeof(*t));
+    if (*s == '+' || *s == '-')
+        s++;
+    for (; (*s >= '0' && *s <= '9') || (*s == '.' && !point); s++) {
+        if (*s == '.') {
+            point = true;
+            continue;
+        }
+        t->digit = true;
+        if (*s != '0')
+            t->nonzero = true;
+        if (t->nonzero)
+            t->prec++;
+        if (point)
+            t->frac++;
+    }
+    t->exp = s;
+    if (*s != 'e' && *s != 'E')
+        return;
+    s++;
+    t->has_exp = true;
+    t->eneg = *s == '-';
+    if (*s == '+' || *s == '-')
+        s++;
+    t->exp = s;
+    for (; *s >= '0' && *s <= '9'; s++)
+        if (t->exp_value <= (long long)INT_MAX + 1)
+            t->exp_value = t->exp_value * 10 + (*s - '0');
+    t->nexp = (size_t)(s - t->exp);
+    t->end = *s == '\0';
+    if (t->eneg)
+        t->exp_value = -t->exp_value;
+}
+
 /*
  * Whether Java's int arithmetic on BigDecimal's precision and scale wraps
  * for text (precision - scale > INT_MAX, e.g. "1e2147483647"): the older
@@ -420,35 +515,11 @@ set_str(const json_t *arr, char *out, size_t outsz)
 static bool
 java_magnitude_wraps(const char *text)
 {
-    const char *p = text;
-    long long prec = 0, frac = 0, e = 0;
-    bool point = false, nonzero = false, eneg = false;
+    struct av_num_text t;
 
-    if (*p == '+' || *p == '-')
-        p++;
-    for (; (*p >= '0' && *p <= '9') || (*p == '.' && !point); p++) {
-        if (*p == '.') {
-            point = true;
-            continue;
-        }
-        if (*p != '0')
-            nonzero = true;
-        if (nonzero)
-            prec++;
-        if (point)
-            frac++;
-    }
-    if (*p != 'e' && *p != 'E')
-        return false;
-    p++;
-    eneg = *p == '-';
-    if (*p == '+' || *p == '-')
-        p++;
-    for (; *p >= '0' && *p <= '9' && e <= (long long)INT_MAX + 1; p++)
-        e = e * 10 + (*p - '0');
-    if (eneg)
-        e = -e;
-    return nonzero && prec - (frac - e) > INT_MAX;
+    av_num_scan(text, &t);
+    return t.has_exp && t.nonzero &&
+           t.prec - (t.frac - t.exp_value) > INT_MAX;
 }
 
 /* Canonicalise one N string in place (arr index i, or av key "N"). */
@@ -551,19 +622,13 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("SS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "An string set  may not be empty");
-        if (has_duplicates(v)) {
-            char buf[DDB_ERR_MSG_MAX];
-
-            set_str(v, buf, sizeof(buf));
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                               "Input collection %.3900s contains "
-                               "duplicates.", buf);
-        }
+        if (set_duplicates(v, "", err) != 0)
+            return -1;
         for (i = 0; i < json_array_size(v); i++)
             if (json_is_null(json_array_get(v, i)))
-                return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+                return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                    "An string set may not have a null "
                                    "string as a member");
         item_set_sort(v, 'S');
@@ -574,13 +639,13 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("NS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "An number set  may not be empty");
         for (i = 0; i < json_array_size(v); i++)
             if (canon_number(v, NULL, i, json_array_get(v, i), err) != 0)
                 return -1;
         /* Members are canonical now: "1" and "1.0" collide. */
-        if (has_duplicates(v))
+        if (av_set_repeat(v, json_array_size(v), false) != 0)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Input collection contains duplicates");
         item_set_sort(v, 'N');
@@ -590,21 +655,15 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("BS")) {
         if (json_array_size(v) == 0)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "Binary sets should not be empty");
         for (i = 0; i < json_array_size(v); i++)
             if (json_is_null(json_array_get(v, i)))
                 return ddb_err_set(err, DDB_VALIDATION,
                                    "The supplied Item contains a null "
                                    "AttributeValue");
-        if (has_duplicates(v)) {
-            char buf[DDB_ERR_MSG_MAX];
-
-            set_str(v, buf, sizeof(buf));
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                               "Input collection %.3900sof type BS "
-                               "contains duplicates.", buf);
-        }
+        if (set_duplicates(v, "of type BS", err) != 0)
+            return -1;
         item_set_sort(v, 'B');
     }
     if (MEMBER("M")) {
@@ -620,7 +679,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     }
     if (MEMBER("NULL")) {
         if (!json_is_true(v))
-            return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
+            return ddb_err_set(err, DDB_VALIDATION, AV_MSG_INVALID
                                "Null attribute value types must have "
                                "the value of true");
     }
@@ -665,6 +724,27 @@ item_validate(json_t *item, struct ddb_err *err)
     json_object_foreach(item, k, v) {
         if (val_av(v, 0, err) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* Copy a request map member and validate it (av.h). */
+int
+item_copy_validate(const json_t *req, const char *member, json_t **out,
+                   struct ddb_err *err)
+{
+    const json_t *m = json_object_get(req, member);
+
+    *out = NULL;
+    if (m == NULL || json_is_null(m))
+        return 0;
+    *out = json_deep_copy(m);
+    if (*out == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (item_validate(*out, err) != 0) {
+        json_decref(*out);
+        *out = NULL;
+        return -1;
     }
     return 0;
 }
@@ -900,206 +980,3 @@ av_compare(const json_t *a, const json_t *b, bool *comparable)
         *comparable = ok;
     return ok ? (c < 0 ? -1 : c > 0) : 0;
 }
-
-/* ------------------------------------------------------------------------
- * Key schema and storage keys
- * ---------------------------------------------------------------------- */
-
-/* Type ('S', 'N', 'B') of attribute name in AttributeDefinitions, or 0. */
-static char
-attr_def_type(const json_t *defs, const char *name)
-{
-    size_t i;
-    const json_t *d;
-
-    json_array_foreach(defs, i, d) {
-        const char *n = json_string_value(json_object_get(d, "AttributeName"));
-        const char *t = json_string_value(json_object_get(d, "AttributeType"));
-
-        if (n != NULL && t != NULL && strcmp(n, name) == 0 &&
-            (strcmp(t, "S") == 0 || strcmp(t, "N") == 0 ||
-             strcmp(t, "B") == 0))
-            return t[0];
-    }
-    return 0;
-}
-
-/*
- * Read KeySchema and AttributeDefinitions from a DescribeTable-shaped
- * description (desc borrowed) into ks. -1 with an InternalServerError if
- * the description is malformed (it is written by us, so that is a bug).
- */
-int
-key_schema_from_desc(const json_t *desc, struct key_schema *ks,
-                     struct ddb_err *err)
-{
-    const json_t *schema = json_object_get(desc, "KeySchema");
-    const json_t *defs = json_object_get(desc, "AttributeDefinitions");
-    const json_t *e;
-    size_t i;
-
-    memset(ks, 0, sizeof(*ks));
-    if (!json_is_array(schema) || !json_is_array(defs))
-        return ddb_err_set(err, DDB_INTERNAL,
-                           "table description has no key schema");
-    json_array_foreach(schema, i, e) {
-        const char *n = json_string_value(json_object_get(e, "AttributeName"));
-        const char *kt = json_string_value(json_object_get(e, "KeyType"));
-        char t;
-
-        if (n == NULL || kt == NULL || strlen(n) >= sizeof(ks->hash_name))
-            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
-        t = attr_def_type(defs, n);
-        if (t == 0)
-            return ddb_err_set(err, DDB_INTERNAL,
-                               "key attribute %s has no definition", n);
-        if (strcmp(kt, "HASH") == 0 && ks->hash_type == 0) {
-            strcpy(ks->hash_name, n);
-            ks->hash_type = t;
-        } else if (strcmp(kt, "RANGE") == 0 && ks->range_type == 0) {
-            strcpy(ks->range_name, n);
-            ks->range_type = t;
-        } else {
-            return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
-        }
-    }
-    if (ks->hash_type == 0)
-        return ddb_err_set(err, DDB_INTERNAL, "key schema has no HASH key");
-    return 0;
-}
-
-/*
- * Check one key attribute of item against its schema entry and encode it
- * into out (KEY_BYTES_MAX). Messages follow DynamoDB: an item
- * ("Missing the key", "Type mismatch for key") and a Key map ("The provided
- * key element does not match the schema") are reported differently, and
- * so is an empty value ("are not valid." for items, "were invalid:" for
- * Key maps, as DynamoDB words them).
- */
-static long
-key_attr(const json_t *item, const char *name, char type, bool is_hash,
-         bool is_key_map, uint8_t *out, struct ddb_err *err)
-{
-    const json_t *av = json_object_get(item, name), *v;
-    const char *actual = av_type(av);
-    char tname[2] = { type, '\0' };
-    size_t len;
-    long n;
-
-    if (av == NULL) {
-        if (is_key_map)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                           "Missing the key %s in the item", name);
-    }
-    if (actual == NULL || strcmp(actual, tname) != 0) {
-        if (is_key_map)
-            return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                           "Type mismatch for key %s expected: %s actual: %s",
-                           name, tname, actual ? actual : "NULL");
-    }
-    v = json_object_get(av, tname);
-    if (!json_is_string(v))
-        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-    len = json_string_length(v);
-    /* Items and Key maps alike: "One or more parameter values are not
-     * valid." (UpdateItem and DeleteItem Keys, real DynamoDB 2026:
-     * paritysuite/dynamodb-conformance error-messages/updateItem.test.ts,
-     * deleteItem.test.ts; dynalite recorded "were invalid:" for Keys). */
-    if (type != 'N' && len == 0)
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values are not valid. The "
-                           "AttributeValue for a key attribute cannot "
-                           "contain an empty %s value. Key: %s",
-                           type == 'S' ? "string" : "binary", name);
-    if (type == 'B')
-        len = item_b64_len(json_string_value(v), len);
-    if (type != 'N' && is_hash && len > KEY_HASH_MAX)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                           "Size of hashkey has exceeded the maximum size "
-                           "limit of2048 bytes");
-    if (type != 'N' && !is_hash && len > KEY_RANGE_MAX)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_INVALID
-                           "Aggregated size of all range keys has exceeded "
-                           "the size limit of 1024 bytes");
-    n = key_encode_value(av, out);
-    if (n < 0)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-    return n;
-}
-
-/*
- * Build the storage key of item (an Item, or a Key map when is_key_map)
- * from schema ks, checking it with DynamoDB's messages: missing key
- * attributes, wrong types, empty S/B values, sizes over 2048 (partition)
- * and 1024 (sort) bytes, and for Key maps any other attribute. Values must
- * have passed item_validate (N canonical). item borrowed; k filled.
- */
-int
-item_key_build(const struct key_schema *ks, const json_t *item,
-               bool is_key_map, struct item_key *k, struct ddb_err *err)
-{
-    uint8_t pk[KEY_BYTES_MAX], sk[KEY_BYTES_MAX];
-    size_t want = ks->range_type ? 2 : 1;
-    long pklen, sklen = 0;
-
-    if (!json_is_object(item))
-        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-    if (is_key_map && json_object_size(item) != want)
-        return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
-    pklen = key_attr(item, ks->hash_name, ks->hash_type, true, is_key_map,
-                     pk, err);
-    if (pklen < 0)
-        return -1;
-    if (ks->range_type) {
-        sklen = key_attr(item, ks->range_name, ks->range_type, false,
-                         is_key_map, sk, err);
-        if (sklen < 0)
-            return -1;
-    }
-    key_set(k, pk, (size_t)pklen, ks->range_type ? sk : NULL, (size_t)sklen);
-    return 0;
-}
-
-/* The key attributes of item (borrowed) as a new Key map (caller frees);
- * attributes missing from item are left out. */
-json_t *
-item_key_map(const struct key_schema *ks, const json_t *item)
-{
-    json_t *key = json_object(), *v;
-
-    if (key == NULL)
-        abort();
-    v = json_object_get(item, ks->hash_name);
-    if (v != NULL)
-        json_object_set_new(key, ks->hash_name, json_deep_copy(v));
-    if (ks->range_type) {
-        v = json_object_get(item, ks->range_name);
-        if (v != NULL)
-            json_object_set_new(key, ks->range_name, json_deep_copy(v));
-    }
-    return key;
-}
-
-/* Copy a request map member and validate it (av.h). */
-int
-item_copy_validate(const json_t *req, const char *member, json_t **out,
-                   struct ddb_err *err)
-{
-    const json_t *m = json_object_get(req, member);
-
-    *out = NULL;
-    if (m == NULL || json_is_null(m))
-        return 0;
-    *out = json_deep_copy(m);
-    if (*out == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
-    if (item_validate(*out, err) != 0) {
-        json_decref(*out);
-        *out = NULL;
-        return -1;
-    }
-    return 0;
-}
-

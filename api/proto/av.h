@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* item.h - AttributeValues: validation with DynamoDB's messages (and N
- * canonicalisation in place), item size, comparison, and building storage
- * keys from a table's key schema. */
-#ifndef SHARDLOCAL_ITEM_H
-#define SHARDLOCAL_ITEM_H
+/* av.h - AttributeValues: validation with DynamoDB's messages in its two
+ * value layers (av.c, with N canonicalisation in place; av_current.c),
+ * item size, comparison (av.c), and building storage keys from a table's
+ * key schema (key.c). */
+#ifndef SHARDLOCAL_AV_H
+#define SHARDLOCAL_AV_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #define KEY_HASH_MAX     2048       /* partition key value bytes */
 #define KEY_RANGE_MAX    1024       /* sort key value bytes */
 #define ATTR_NAME_MAX    65535
+
+#define AV_MSG_INVALID "One or more parameter values were invalid: "
 
 /* A table's (or index's) key schema, parsed from its description. */
 struct key_schema {
@@ -77,5 +80,49 @@ json_t *item_key_map(const struct key_schema *ks, const json_t *item);
 int item_copy_validate(const json_t *req, const char *member,
                        json_t **out, struct ddb_err *err);
 
+/*
+ * DynamoDB's current value layer, which validate_request() runs after the
+ * shape checks for the operations whose schema asks for it: malformed
+ * numbers and repeated set members anywhere in the request's values, in
+ * the current wording. req borrowed. Returns 0, or -1 with the message
+ * (no envelope) in msg (cap bytes).
+ *   av_current_request:   Item, Key, ExclusiveStartKey,
+ *                         ExpressionAttributeValues, and the values of
+ *                         KeyConditions, Expected, QueryFilter and
+ *                         AttributeUpdates;
+ *   av_current_batch_get: every Keys entry of RequestItems.
+ */
+int av_current_request(const json_t *req, char *msg, size_t cap);
+int av_current_batch_get(const json_t *req, char *msg, size_t cap);
+
+/* ------------------------------------------------------------------------
+ * Pieces the request checks (validate.c, av_current.c) share with av.c.
+ * ---------------------------------------------------------------------- */
+
+/* A Blob member: null, or base64 text as DynamoDB's decoder takes it. 0,
+ * or -1 with its SerializationException. */
+int av_ser_blob(const json_t *v, struct ddb_err *err);
+/* The SerializationException for v (not null, not a string) where a Java
+ * scalar of class cls ("String", "Boolean", ...) belongs; always -1. */
+int av_scalar_err(const json_t *v, const char *cls, struct ddb_err *err);
+/* The position of the first of arr's first n (string) members that
+ * repeats an earlier one, by bytes or by numeric value; 0 when none. */
+size_t av_set_repeat(const json_t *arr, size_t n, bool numeric);
+
+/* A number's text as BigDecimal reads it, for its range checks. */
+struct av_num_text {
+    bool digit;                     /* a digit before any exponent */
+    bool nonzero;                   /* a nonzero one */
+    long long prec;                 /* digits from the first nonzero one */
+    long long frac;                 /* digits after the point */
+    bool has_exp;                   /* an 'e' or 'E' follows them */
+    bool eneg;                      /* the exponent's sign is '-' */
+    const char *exp;                /* the exponent's digits */
+    size_t nexp;                    /* how many (0: none) */
+    long long exp_value;            /* their value, signed; past 2^31 it
+                                       stops growing (read no further) */
+    bool end;                       /* nothing follows those digits */
+};
+void av_num_scan(const char *s, struct av_num_text *t);
 
 #endif

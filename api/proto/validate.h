@@ -2,36 +2,47 @@
 /* validate.h - request shape checks every operation gets before its
  * handler runs: JSON types per the service model (SerializationException),
  * then constraints (required members, lengths, ranges, enums, patterns)
- * aggregated into DynamoDB's "N validation error(s) detected: ..." */
+ * aggregated into DynamoDB's "N validation error(s) detected: ...". */
 #ifndef SHARDLOCAL_VALIDATE_H
 #define SHARDLOCAL_VALIDATE_H
-
-#include <stdbool.h>
 
 #include <jansson.h>
 #include "storage/storage.h"
 
-/* Check req against the named operation's parameter schema. */
-int validate_request(const char *op, const json_t *req, struct ddb_err *err);
+/* One operation's request schema (the service model, api/proto/model*.c);
+ * the operation table points at these. */
+struct api_schema;
 
-struct req_exprs;
-struct expr;
+extern const struct api_schema schema_batch_get_item;
+extern const struct api_schema schema_batch_write_item;
+extern const struct api_schema schema_create_table;
+extern const struct api_schema schema_delete_item;
+extern const struct api_schema schema_delete_table;
+extern const struct api_schema schema_describe_contributor_insights;
+extern const struct api_schema schema_describe_table;
+extern const struct api_schema schema_get_item;
+extern const struct api_schema schema_list_contributor_insights;
+extern const struct api_schema schema_list_tables;
+extern const struct api_schema schema_put_item;
+extern const struct api_schema schema_query;
+extern const struct api_schema schema_scan;
+extern const struct api_schema schema_transact_get_items;
+extern const struct api_schema schema_transact_write_items;
+extern const struct api_schema schema_update_contributor_insights;
+extern const struct api_schema schema_update_item;
+extern const struct api_schema schema_update_table;
+
+/* The schema of the operation named op ("GetItem", the X-Amz-Target
+ * suffix), or NULL when it has none. */
+const struct api_schema *validate_schema(const char *op);
 
 /*
- * For UpdateItem, validate_request() already parses the expressions and
- * validates the Key exactly as the handler then does (to order its
- * errors as DynamoDB does). When that run found no error, this hands its
- * results to the handler instead of redoing them: true, with *x (an
- * req_exprs_init()ed x is overwritten), *upd, *cond and *key (a validated
- * copy of Key) now the caller's, to free as if it had built them. False
- * (nothing changed) when there is nothing for this req on this thread.
- * Only valid between validate_request(req) and validate_forget() in the
- * same thread (server/http.c route_api).
+ * Check req (borrowed) against schema s. Returns 0, or -1 with a
+ * SerializationException (wrong JSON type, first found) or a
+ * ValidationException (up to 10 constraint failures, then attribute name
+ * sizes and the current value layer). A NULL s passes.
  */
-bool validate_take_update(const json_t *req, struct req_exprs *x,
-                          struct expr **upd, struct expr **cond,
-                          json_t **key);
-/* Drop what validate_request() kept for validate_take_update(). */
-void validate_forget(void);
+int validate_request(const struct api_schema *s, const json_t *req,
+                     struct ddb_err *err);
 
 #endif

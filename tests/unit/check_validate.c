@@ -8,8 +8,22 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/ops/envelope.h"
 #include "api/proto/error.h"
 #include "api/proto/validate.h"
+
+/* What server/http.c runs before a handler: the request's shape, then the
+ * write operations' envelope. */
+static int
+check_request(const char *op, const json_t *req, struct ddb_err *err)
+{
+    int rc = validate_request(validate_schema(op), req, err);
+
+    if (rc == 0)
+        rc = envelope_check(op, req, err);
+    envelope_forget();
+    return rc;
+}
 
 struct vcase {
     const char *op;
@@ -305,7 +319,7 @@ START_TEST(test_validate_cases)
 
     ck_assert_msg(req != NULL, "bad test JSON: %s", c->json);
     ddb_err_init(&err);
-    rc = validate_request(c->op, req, &err);
+    rc = check_request(c->op, req, &err);
     if (c->type == DDB_OK) {
         ck_assert_msg(rc == 0, "%s %s: %s", c->op, c->json, err.msg);
     } else {
@@ -354,10 +368,10 @@ START_TEST(test_validate_attribute_name_size)
             ck_assert_ptr_nonnull(req);
             ddb_err_init(&err);
             if (len == 65535) {
-                ck_assert_msg(validate_request("PutItem", req, &err) == 0,
+                ck_assert_msg(check_request("PutItem", req, &err) == 0,
                               "shape %zu: %s", i, err.msg);
             } else {
-                ck_assert_int_eq(validate_request("PutItem", req, &err), -1);
+                ck_assert_int_eq(check_request("PutItem", req, &err), -1);
                 ck_assert_str_eq(err.msg, "1 validation error detected: "
                                  "Attribute name is too large, must be less "
                                  "than 65536 bytes");
@@ -377,7 +391,7 @@ START_TEST(test_validate_max_ten_errors)
     struct ddb_err err;
 
     ddb_err_init(&err);
-    ck_assert_int_eq(validate_request("CreateTable", req, &err), -1);
+    ck_assert_int_eq(check_request("CreateTable", req, &err), -1);
     ck_assert(strncmp(err.msg, "10 validation errors detected: ", 31) == 0);
     json_decref(req);
 }
