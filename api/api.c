@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/ops/envelope.h"
 #include "api/ops/ops.h"
 #include "api/proto/capacity.h"
 #include "api/proto/error.h"
@@ -20,32 +19,38 @@
 
 #define TARGET_PREFIX "DynamoDB_20120810."
 
-#define CAP API_CAPACITY
+/*
+ * Every operation, sorted by name (strcmp order: api_lookup() bsearches).
+ * OP names a handler, api_<op>; ITEM an item operation's steps,
+ * item_op_<kind>; both the request schema, schema_<op> (validate.h).
+ */
+#define OP(name, op, flags) { name, &schema_##op, api_##op, NULL, flags }
+#define ITEM(name, op, kind, flags) \
+    { name, &schema_##op, NULL, &item_op_##kind, flags }
+#define CAP      API_CAPACITY
 #define CAP_LIST API_CAPACITY_LIST
-#define CAP_TXN (API_CAPACITY_LIST | API_CAPACITY_SPLIT)
+#define CAP_TXN  (API_CAPACITY_LIST | API_CAPACITY_SPLIT)
 
-/* Sorted by name (strcmp order): api_lookup() depends on it. */
 static const struct api_op api_ops[] = {
-    { "BatchGetItem", api_batch_get_item, NULL, API_READ | CAP_LIST },
-    { "BatchWriteItem", api_batch_write_item, NULL, API_WRITE | CAP_LIST },
-    { "CreateTable", api_create_table, NULL, API_DDL },
-    { "DeleteItem", NULL, &item_op_delete, API_WRITE | CAP },
-    { "DeleteTable", api_delete_table, NULL, API_DDL },
-    { "DescribeContributorInsights", api_describe_contributor_insights, NULL,
-      API_DDL },
-    { "DescribeTable", api_describe_table, NULL, API_DDL },
-    { "GetItem", NULL, &item_op_get, API_READ | CAP },
-    { "ListContributorInsights", api_list_contributor_insights, NULL, API_DDL },
-    { "ListTables", api_list_tables, NULL, API_DDL },
-    { "PutItem", NULL, &item_op_put, API_WRITE | CAP },
-    { "Query", api_query, NULL, API_READ | CAP },
-    { "Scan", api_scan, NULL, API_READ | CAP },
-    { "TransactGetItems", api_transact_get_items, NULL, API_READ | CAP_TXN },
-    { "TransactWriteItems", api_transact_write_items, NULL, API_WRITE | CAP_TXN },
-    { "UpdateContributorInsights", api_update_contributor_insights, NULL,
-      API_DDL },
-    { "UpdateItem", NULL, &item_op_update, API_WRITE | CAP },
-    { "UpdateTable", api_update_table, NULL, API_DDL },
+    OP("BatchGetItem", batch_get_item, API_READ | CAP_LIST),
+    OP("BatchWriteItem", batch_write_item, API_WRITE | CAP_LIST),
+    OP("CreateTable", create_table, API_DDL),
+    ITEM("DeleteItem", delete_item, delete, API_WRITE | CAP),
+    OP("DeleteTable", delete_table, API_DDL),
+    OP("DescribeContributorInsights", describe_contributor_insights,
+       API_DDL),
+    OP("DescribeTable", describe_table, API_DDL),
+    ITEM("GetItem", get_item, get, API_READ | CAP),
+    OP("ListContributorInsights", list_contributor_insights, API_DDL),
+    OP("ListTables", list_tables, API_DDL),
+    ITEM("PutItem", put_item, put, API_WRITE | CAP),
+    OP("Query", query, API_READ | CAP),
+    OP("Scan", scan, API_READ | CAP),
+    OP("TransactGetItems", transact_get_items, API_READ | CAP_TXN),
+    OP("TransactWriteItems", transact_write_items, API_WRITE | CAP_TXN),
+    OP("UpdateContributorInsights", update_contributor_insights, API_DDL),
+    ITEM("UpdateItem", update_item, update, API_WRITE | CAP),
+    OP("UpdateTable", update_table, API_DDL),
 };
 
 static int
@@ -172,17 +177,27 @@ admit_call(const struct api_call *call, json_t *req, bool have_body,
     return op;
 }
 
+int
+api_check(const struct api_op *op, struct api_ctx *ctx, const json_t *req,
+          void *st, struct ddb_err *err)
+{
+    if (validate_request(op->schema, req, err) != 0)
+        return -1;
+    if (op->item != NULL)
+        return op->item->prepare(ctx, req, st, err);
+    return 0;
+}
+
 /*
- * An item operation's steps (api.h): its checks, the table, the checks
- * against it, admission on the item's partition, the run, the charge (a
- * failed run consumes too), the table's units recorded for
+ * An item operation's steps after its checks (proto/context.h): the table,
+ * the checks against it, admission on the item's partition, the run, the
+ * charge (a failed run consumes too), the table's units recorded for
  * ConsumedCapacity, then the reply.
  */
 static int
 run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
-            const json_t *req, json_t **resp, struct ddb_err *err)
+            const json_t *req, void *st, json_t **resp, struct ddb_err *err)
 {
-    void *st = xcalloc(1, io->state_size);
     struct table_ref tr = { 0 };
     struct api_admit adm = { 0 };
     struct gate_ticket th;
@@ -190,8 +205,7 @@ run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
     int rc = -1;
 
     gate_init(&th);
-    if (io->prepare(ctx, req, st, err) != 0 ||
-        table_ref_open(ctx, req, &tr, err) != 0 ||
+    if (table_ref_open(ctx, req, &tr, err) != 0 ||
         io->resolve(ctx, st, &tr, &adm, err) != 0 ||
         gate_admit(ctx, tr.t, adm.key,
                    adm.write ? THROTTLE_WRITE : THROTTLE_READ, adm.need, &th,
@@ -206,8 +220,6 @@ run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
         rc = io->reply(ctx, st, &tr, resp, err);
     }
 out:
-    io->fini(st);
-    free(st);
     table_ref_close(&tr);
     return rc;
 }
@@ -229,6 +241,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     struct api_ctx ctx;
     struct ddb_err err;
     json_t *req = NULL, *resp = NULL, *cc;
+    void *st = NULL;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -239,11 +252,6 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     op = admit_call(call, req, call->len > 0, out);
     if (op == NULL)
         goto out;
-    if (validate_request(validate_schema(op->name), req, &err) != 0 ||
-        envelope_check(op->name, req, &err) != 0) {
-        api_reply_error(out, &err);
-        goto out;
-    }
 
     memset(&ctx, 0, sizeof(ctx));
     ctx.srv = srv;
@@ -251,9 +259,13 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     ctx.access_key = call->access_key;
     ctx.now_ms = api_now_ms(srv);
     ctx.cap = &cap;
-    rc = op->item != NULL ? run_item_op(&ctx, op->item, req, &resp, &err)
-                          : op->handler(&ctx, req, &resp, &err);
-    envelope_forget();                  /* whatever the handler left */
+    if (op->item != NULL)
+        st = xcalloc(1, op->item->state_size);
+    rc = api_check(op, &ctx, req, st, &err);
+    if (rc == 0)
+        rc = op->item != NULL
+                 ? run_item_op(&ctx, op->item, req, st, &resp, &err)
+                 : op->handler(&ctx, req, &resp, &err);
     if (rc != 0) {
         if (err.type == DDB_OK)
             ddb_err_set(&err, DDB_INTERNAL, "Internal server error");
@@ -272,6 +284,10 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     }
     api_reply_json(out, 200, resp);
 out:
+    if (st != NULL) {
+        op->item->fini(st);
+        free(st);
+    }
     capacity_fini(&cap);
     json_decref(resp);
     json_decref(req);

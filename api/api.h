@@ -33,48 +33,11 @@ enum {
 };
 
 struct api_schema;                  /* proto/validate.h */
-struct table_ref;                   /* tables/tables.h */
-struct item_key;                    /* storage/storage.h */
-
-/* What an item operation asks the throttle for before it runs. */
-struct api_admit {
-    const struct item_key *key;     /* borrowed from the operation's state */
-    bool write;                     /* a write (else a read) */
-    double need;                    /* the least the call can cost */
-};
-
-/*
- * An operation on one item of one table (GetItem, PutItem, UpdateItem,
- * DeleteItem): dispatch runs the steps between these callbacks (tmux's
- * command entries, resolved by its queue before exec). st is the
- * operation's state, state_size bytes, zeroed, freed by dispatch after
- * fini.
- */
-struct api_item_op {
-    size_t state_size;
-    /* The request's own checks, in DynamoDB's order, before the table. */
-    int (*prepare)(struct api_ctx *ctx, const json_t *req, void *st,
-                   struct ddb_err *err);
-    /* The checks against the table tr; fill the admission. */
-    int (*resolve)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
-                   struct api_admit *adm, struct ddb_err *err);
-    /* Do it, once admitted. */
-    int (*run)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
-               struct ddb_err *err);
-    /* The units the table's own partition consumed, charged and recorded
-     * for ConsumedCapacity; asked after run whatever it returned (a failed
-     * condition still consumes). 0 when nothing ran. */
-    double (*units)(const void *st);
-    /* The reply after a successful run: *resp a new reference. */
-    int (*reply)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
-                 json_t **resp, struct ddb_err *err);
-    void (*fini)(void *st);
-};
-
-/* One operation: a handler that runs it all, or an item operation's
- * steps. */
+/* One operation: its request schema, and a handler that runs it all or
+ * an item operation's steps (proto/context.h). */
 struct api_op {
     const char *name;               /* X-Amz-Target suffix: "PutItem" */
+    const struct api_schema *schema; /* its request's shape (validate.h) */
     api_handler *handler;           /* NULL for an item operation */
     const struct api_item_op *item; /* NULL for a handler */
     unsigned flags;                 /* API_* */
@@ -82,6 +45,15 @@ struct api_op {
 
 /* Find an operation by name (bsearch over the sorted table); NULL if none. */
 const struct api_op *api_lookup(const char *name);
+
+/*
+ * The request-only checks of op, in DynamoDB's order: the request's shape
+ * (validate.h), then an item operation's own checks into st (its state,
+ * op->item->state_size bytes, zeroed; NULL for a handler). The caller runs
+ * op->item->fini(st) whatever this returns. 0, or -1 with err set.
+ */
+int api_check(const struct api_op *op, struct api_ctx *ctx,
+              const json_t *req, void *st, struct ddb_err *err);
 
 /* One DynamoDB call as server/ received it. */
 struct api_call {

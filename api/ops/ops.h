@@ -3,10 +3,9 @@
 #ifndef SHARDLOCAL_OPS_OPS_H
 #define SHARDLOCAL_OPS_OPS_H
 
-#include "api/api.h"
 #include "api/proto/context.h"
 
-/* Item operations: dispatch runs their steps (api.h). */
+/* Item operations: dispatch runs their steps (proto/context.h). */
 extern const struct api_item_op item_op_get, item_op_put, item_op_update,
     item_op_delete;
 

@@ -53,4 +53,41 @@ struct api_ctx {
 typedef int api_handler(struct api_ctx *ctx, const json_t *req,
                         json_t **resp, struct ddb_err *err);
 
+struct table_ref;                   /* tables/tables.h */
+
+/* What an item operation asks the throttle for before it runs. */
+struct api_admit {
+    const struct item_key *key;     /* borrowed from the operation's state */
+    bool write;                     /* a write (else a read) */
+    double need;                    /* the least the call can cost */
+};
+
+/*
+ * An operation on one item of one table (GetItem, PutItem, UpdateItem,
+ * DeleteItem): dispatch runs the steps between these callbacks (tmux's
+ * command entries, resolved by its queue before exec). st is the
+ * operation's state, state_size bytes, zeroed, freed by dispatch after
+ * fini.
+ */
+struct api_item_op {
+    size_t state_size;
+    /* The request's own checks, in DynamoDB's order, before the table. */
+    int (*prepare)(struct api_ctx *ctx, const json_t *req, void *st,
+                   struct ddb_err *err);
+    /* The checks against the table tr; fill the admission. */
+    int (*resolve)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+                   struct api_admit *adm, struct ddb_err *err);
+    /* Do it, once admitted. */
+    int (*run)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+               struct ddb_err *err);
+    /* The units the table's own partition consumed, charged and recorded
+     * for ConsumedCapacity; asked after run whatever it returned (a failed
+     * condition still consumes). 0 when nothing ran. */
+    double (*units)(const void *st);
+    /* The reply after a successful run: *resp a new reference. */
+    int (*reply)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
+                 json_t **resp, struct ddb_err *err);
+    void (*fini)(void *st);
+};
+
 #endif

@@ -32,10 +32,6 @@ extern const struct api_schema schema_update_contributor_insights;
 extern const struct api_schema schema_update_item;
 extern const struct api_schema schema_update_table;
 
-/* The schema of the operation named op ("GetItem", the X-Amz-Target
- * suffix), or NULL when it has none. */
-const struct api_schema *validate_schema(const char *op);
-
 /*
  * Check req (borrowed) against schema s. Returns 0, or -1 with a
  * SerializationException (wrong JSON type, first found) or a

@@ -8,20 +8,36 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "api/ops/envelope.h"
 #include "api/proto/error.h"
 #include "api/proto/validate.h"
+#include "storage/util.h"
 
-/* What server/http.c runs before a handler: the request's shape, then the
- * write operations' envelope. */
+#define ENVELOPE "1 validation error detected: "
+
+/* What dispatch answers first, before an operation's own checks report
+ * anything: the request's shape, and the errors of PutItem, UpdateItem
+ * and DeleteItem that DynamoDB wraps in its validation envelope, which
+ * their own checks (the item operation's prepare step) find along with
+ * the rest they report after these, in the same order. */
 static int
 check_request(const char *op, const json_t *req, struct ddb_err *err)
 {
-    int rc = validate_request(validate_schema(op), req, err);
+    const struct api_op *o = api_lookup(op);
+    struct api_ctx ctx = { 0 };
+    void *st;
+    int rc;
 
-    if (rc == 0)
-        rc = envelope_check(op, req, err);
-    envelope_forget();
+    rc = validate_request(o->schema, req, err);
+    if (rc != 0 || o->item == NULL)
+        return rc;
+    st = xcalloc(1, o->item->state_size);
+    rc = o->item->prepare(&ctx, req, st, err);
+    if (rc != 0 && strncmp(err->msg, ENVELOPE, strlen(ENVELOPE)) != 0) {
+        ddb_err_clear(err);
+        rc = 0;
+    }
+    o->item->fini(st);
+    free(st);
     return rc;
 }
 
