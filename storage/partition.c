@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* partition.c - one SQLite database per partition: a connection with its own
  * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL,
- * cached statements, items kept as compact JSON text. catalog.c routes
+ * cached statements, items kept as compact JSON text. table.c routes
  * requests here through the partition map. */
 #include <errno.h>
 #include <limits.h>

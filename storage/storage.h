@@ -137,7 +137,7 @@ long item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
 void item_b64_encode(const uint8_t *p, size_t n, char *out);
 
 /* ------------------------------------------------------------------------
- * The store (storage/catalog.c, partmap.c, partition.c).
+ * The store (storage/store.c, catalog.c, table.c, partmap.c, partition.c).
  *
  * A table has N partitions; partition i owns the hash range
  * [start_i, start_{i+1}) of the top 64 bits of MD5(pk). Each partition is
