@@ -340,9 +340,9 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
 {
     int rc;
 
-    while ((rc = partition_get(stable_partition(t, k->hash), k, item, err)) ==
-           PART_RETIRED)
-        ;
+    do
+        rc = partition_get(stable_partition(t, k->hash), k, item, err);
+    while (rc == PART_RETIRED);
     return rc;
 }
 
@@ -352,9 +352,9 @@ stable_mutate(struct stable *t, const struct item_key *k,
 {
     int rc;
 
-    while ((rc = partition_mutate(stable_partition(t, k->hash), k, fn, arg, err)) ==
-           PART_RETIRED)
-        ;
+    do
+        rc = partition_mutate(stable_partition(t, k->hash), k, fn, arg, err);
+    while (rc == PART_RETIRED);
     return rc;
 }
 
@@ -452,9 +452,9 @@ stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
         goto out;
     }
     do
-        rc = partition_query(stable_partition(t, hash), hash, pk, pk_len, lo->b,
-                             lo->len, hi->set ? hi->b : NULL, hi->len,
-                             forward, fn, arg, err);
+        rc = partition_query(stable_partition(t, hash), hash, pk, pk_len,
+                             lo->b, lo->len, hi->set ? hi->b : NULL,
+                             hi->len, forward, fn, arg, err);
     while (rc == PART_RETIRED);
     if (rc > 0)
         rc = 0;

@@ -348,9 +348,9 @@ summary_json(struct admin_src *s, uint64_t now, bool history)
     return j;
 }
 
-/* What admin_table_json() and admin_tables_json() collect GSI summaries
- * with: the list they go to and the clock. */
-struct gsi_list {
+/* Where admin_table_json() and admin_tables_json() collect summaries:
+ * the list they go to and the clock. */
+struct summaries {
     json_t *list;                       /* borrowed array */
     uint64_t now;
 };
@@ -358,7 +358,7 @@ struct gsi_list {
 static void
 gsi_add(void *arg, struct admin_src *g)
 {
-    struct gsi_list *l = arg;
+    struct summaries *l = arg;
 
     json_array_append_new(l->list, summary_json(g, l->now, false));
 }
@@ -368,7 +368,7 @@ admin_table_json(struct api_server *srv, struct admin_src *s, uint64_t now,
                  bool history)
 {
     json_t *j = summary_json(s, now, history);
-    struct gsi_list l = { json_array(), now };
+    struct summaries l = { json_array(), now };
 
     if (s->index[0] != '\0') {
         json_decref(l.list);
@@ -384,7 +384,7 @@ admin_table_json(struct api_server *srv, struct admin_src *s, uint64_t now,
 static void
 tables_add(void *arg, struct admin_src *s)
 {
-    struct gsi_list *l = arg;
+    struct summaries *l = arg;
     json_t *sum = summary_json(s, l->now, false), *last;
 
     if (s->index[0] == '\0') {
@@ -399,7 +399,7 @@ tables_add(void *arg, struct admin_src *s)
 json_t *
 admin_tables_json(struct api_server *srv, uint64_t now)
 {
-    struct gsi_list l = { json_array(), now };
+    struct summaries l = { json_array(), now };
 
     admin_src_each(srv, tables_add, &l);
     return json_pack("{s:I,s:o}", "now_ms", (json_int_t)now, "tables",

@@ -29,9 +29,13 @@ page() {
         }
         close(f)
     }
+    BEGIN {
+        tags = "<link rel=\"stylesheet\" href=\"[^\"]*\">|" \
+               "<script src=\"[^\"]*\"></script>"
+    }
     {
         rest = $0
-        while (match(rest, /<link rel="stylesheet" href="[^"]*">|<script src="[^"]*"><\/script>/)) {
+        while (match(rest, tags)) {
             tag = substr(rest, RSTART, RLENGTH)
             el = substr(tag, 2, 4) == "link" ? "style" : "script"
             f = tag                     # the file: the last quoted value
