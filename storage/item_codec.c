@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* item_codec.c - key attribute values to order-preserving bytes (S as
- * UTF-8, B raw, N via num_sortkey), and the MD5 hash of the partition key
- * that places an item on the partition ring. */
+ * UTF-8, B raw, N via num_sortkey), the MD5 hash of the partition key
+ * that places an item on the partition ring, and base64 (B values). */
 
 #include <string.h>
 
@@ -77,6 +77,39 @@ item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
         }
     }
     return (long)o;
+}
+
+/*
+ * Encode n bytes as standard padded base64 into out (4 * ((n + 2) / 3) + 1
+ * bytes, NUL-terminated): the inverse of item_b64_decode(), e.g. to show a
+ * key as a B value.
+ */
+void
+item_b64_encode(const uint8_t *p, size_t n, char *out)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i, o = 0;
+
+    for (i = 0; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+
+        out[o++] = tab[v >> 18];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = tab[(v >> 6) & 63];
+        out[o++] = tab[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)p[i] << 16;
+
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        out[o++] = tab[v >> 18];
+        out[o++] = tab[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        out[o++] = '=';
+    }
+    out[o] = '\0';
 }
 
 /*

@@ -101,22 +101,43 @@ parse_integer(struct fast *f)
 
 static json_t *parse_value(struct fast *f, int depth);
 
+/*
+ * Step through an object or array whose opening bracket is at f->p (first)
+ * or whose last member was just read: skip whitespace and the ',' between
+ * members. Returns 1 past the closing bracket close, 0 before the next
+ * member, -1 on bad syntax.
+ */
+static int
+next_member(struct fast *f, char close, bool first)
+{
+    if (first)
+        f->p++;                         /* '{' or '[' */
+    skip_ws(f);
+    if (f->p < f->end && *f->p == close) {
+        f->p++;
+        return 1;
+    }
+    if (first)
+        return 0;
+    if (f->p >= f->end || *f->p != ',')
+        return -1;
+    f->p++;
+    skip_ws(f);
+    return 0;
+}
+
 static json_t *
 parse_object(struct fast *f, int depth)
 {
     json_t *obj = json_object(), *v;
     const char *k;
     size_t kn;
+    int r;
 
     if (obj == NULL)
         return NULL;
-    f->p++;                             /* '{' */
-    skip_ws(f);
-    if (f->p < f->end && *f->p == '}') {
-        f->p++;
-        return obj;
-    }
-    for (;;) {
+    for (r = next_member(f, '}', true); r == 0;
+         r = next_member(f, '}', false)) {
         if (!scan_string(f, &k, &kn))
             goto fail;
         skip_ws(f);
@@ -131,18 +152,9 @@ parse_object(struct fast *f, int depth)
          * the earlier value where it stands */
         if (json_object_setn_new_nocheck(obj, k, kn, v) != 0)
             goto fail;
-        skip_ws(f);
-        if (f->p >= f->end)
-            goto fail;
-        if (*f->p == '}') {
-            f->p++;
-            return obj;
-        }
-        if (*f->p != ',')
-            goto fail;
-        f->p++;
-        skip_ws(f);
     }
+    if (r > 0)
+        return obj;
 fail:
     json_decref(obj);
     return NULL;
@@ -152,31 +164,18 @@ static json_t *
 parse_array(struct fast *f, int depth)
 {
     json_t *arr = json_array(), *v;
+    int r;
 
     if (arr == NULL)
         return NULL;
-    f->p++;                             /* '[' */
-    skip_ws(f);
-    if (f->p < f->end && *f->p == ']') {
-        f->p++;
-        return arr;
-    }
-    for (;;) {
+    for (r = next_member(f, ']', true); r == 0;
+         r = next_member(f, ']', false)) {
         v = parse_value(f, depth + 1);
         if (v == NULL || json_array_append_new(arr, v) != 0)
             goto fail;
-        skip_ws(f);
-        if (f->p >= f->end)
-            goto fail;
-        if (*f->p == ']') {
-            f->p++;
-            return arr;
-        }
-        if (*f->p != ',')
-            goto fail;
-        f->p++;
-        skip_ws(f);
     }
+    if (r > 0)
+        return arr;
 fail:
     json_decref(arr);
     return NULL;

@@ -447,3 +447,39 @@ num_sortkey(const char *canon, uint8_t *out)
     }
     return len;
 }
+
+/*
+ * Decode num_sortkey()'s encoding back to canonical text in out
+ * (NUM_TEXT_MAX bytes), e.g. to show a stored key. The first
+ * NUM_MAX_DIGITS digit bytes are read; a negative's 0xFF terminator ends
+ * them early. Returns 0, or -1 if key is not such an encoding.
+ */
+int
+num_from_sortkey(const uint8_t *key, size_t len, char *out)
+{
+    struct dec d = { 0 };
+    size_t i;
+
+    if (len == 1 && key[0] == 0x02) {
+        strcpy(out, "0");
+        return 0;
+    }
+    if (len < 3 || (key[0] != 0x01 && key[0] != 0x03))
+        return -1;
+    d.neg = key[0] == 0x01;
+    d.exp = (long)(d.neg ? 255 - key[1] : key[1]) + NUM_EXP_MIN;
+    for (i = 2; i < len && d.n < NUM_MAX_DIGITS; i++) {
+        int v;
+
+        if (d.neg && key[i] == 0xFF)
+            break;
+        v = d.neg ? 10 - (int)key[i] : (int)key[i] - 1;
+        if (v < 0 || v > 9)
+            return -1;
+        d.digits[d.n++] = (char)('0' + v);
+    }
+    if (d.n == 0)
+        return -1;
+    dec_format(&d, out);
+    return 0;
+}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* partition.c - one SQLite database per partition: a connection with its own
  * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL,
- * cached statements, items kept as compact JSON text. catalog.c routes
+ * cached statements, items kept as compact JSON text. table.c routes
  * requests here through the partition map. */
 #include <errno.h>
 #include <limits.h>
@@ -13,8 +13,6 @@
 #include "storage/storage_int.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
-
-#define PART_BUSY_TIMEOUT_MS 5000
 
 enum {
     ST_GET,
@@ -101,22 +99,50 @@ sql_err(struct partition *p, struct ddb_err *err, const char *what)
                        sqlite3_errmsg(p->db));
 }
 
-/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). */
+/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
+ * set ("storage: <what>: ...") on failure. */
 static int
-run_simple(struct partition *p, int which)
+run_simple(struct partition *p, int which, const char *what,
+           struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[which];
     int rc = sqlite3_step(st);
 
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return rc == SQLITE_DONE ? 0 : sql_err(p, err, what);
+}
+
+/* Step st, a bound no-row statement (bound: the binding calls' result),
+ * then reset it. -1 with err set ("storage: <what>: ...") on failure. */
+static int
+step_done(struct partition *p, sqlite3_stmt *st, int bound,
+          const char *what, struct ddb_err *err)
+{
+    int rc = 0;
+
+    if (bound != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+        rc = sql_err(p, err, what);
+    stmt_done(st);
+    return rc;
 }
 
 static void
 rollback(struct partition *p)
 {
     if (!sqlite3_get_autocommit(p->db))
-        run_simple(p, ST_ROLLBACK);
+        run_simple(p, ST_ROLLBACK, "rollback", NULL);
+}
+
+/* Lock p for an item call; false (nothing locked) when a split retired
+ * it meanwhile, so the call answers PART_RETIRED. */
+static bool
+lock_live(struct partition *p)
+{
+    pthread_mutex_lock(&p->mu);
+    if (!p->retired)
+        return true;
+    pthread_mutex_unlock(&p->mu);
+    return false;
 }
 
 /* Parse a stored item. Returns a new reference or NULL with err set. */
@@ -201,21 +227,15 @@ partition_open(const char *path, struct ddb_err *err)
 {
     struct partition *p = xcalloc(1, sizeof(*p));
     char *emsg = NULL;
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                SQLITE_OPEN_NOMUTEX;
 
     pthread_mutex_init(&p->mu, NULL);
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
     if (path != NULL)
         p->path = xstrdup(path);
-    if (sqlite3_open_v2(path ? path : ":memory:", &p->db, flags, NULL) !=
-        SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: open %s: %s",
-                    path ? path : ":memory:",
-                    p->db ? sqlite3_errmsg(p->db) : "out of memory");
+    p->db = storage_db_open(path, SQLITE_OPEN_READWRITE |
+                            SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, err);
+    if (p->db == NULL)
         goto fail;
-    }
-    sqlite3_busy_timeout(p->db, PART_BUSY_TIMEOUT_MS);
     if (sqlite3_exec(p->db,
                      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; "
                      "PRAGMA synchronous=NORMAL;",
@@ -324,11 +344,11 @@ int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
 {
-    int rc = PART_RETIRED;
+    int rc;
 
-    pthread_mutex_lock(&p->mu);
-    if (!p->retired)
-        rc = get_locked(p, k, item, NULL, err);
+    if (!lock_live(p))
+        return PART_RETIRED;
+    rc = get_locked(p, k, item, NULL, err);
     pthread_mutex_unlock(&p->mu);
     return rc;
 }
@@ -339,24 +359,15 @@ put_locked(struct partition *p, const struct item_key *k,
 {
     sqlite3_stmt *st = p->st[ST_PUT];
     long len = item_encode(p, item);
-    int rc = -1;
 
-    if (len < 0) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
-        goto out;
-    }
-    if (bind_key(st, k) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)size) != SQLITE_OK ||
-        sqlite3_bind_text(st, 5, p->buf, (int)len, SQLITE_STATIC) !=
-            SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_DONE) {
-        sql_err(p, err, "put");
-        goto out;
-    }
-    rc = 0;
-out:
-    stmt_done(st);
-    return rc;
+    if (len < 0)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
+    return step_done(p, st,
+                     bind_key(st, k) ||
+                         sqlite3_bind_int64(st, 4, (sqlite3_int64)size) ||
+                         sqlite3_bind_text(st, 5, p->buf, (int)len,
+                                           SQLITE_STATIC),
+                     "put", err);
 }
 
 static int
@@ -364,16 +375,8 @@ del_locked(struct partition *p, const struct item_key *k,
            struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_DEL];
-    int rc = -1;
 
-    if (bind_key(st, k) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) {
-        sql_err(p, err, "delete");
-        goto out;
-    }
-    rc = 0;
-out:
-    stmt_done(st);
-    return rc;
+    return step_done(p, st, bind_key(st, k), "delete", err);
 }
 
 /*
@@ -390,16 +393,10 @@ partition_mutate(struct partition *p, const struct item_key *k,
     bool keep = false;
     int rc = -1;
 
-    pthread_mutex_lock(&p->mu);
-    if (p->retired) {
-        pthread_mutex_unlock(&p->mu);
+    if (!lock_live(p))
         return PART_RETIRED;
-    }
-    if (run_simple(p, ST_BEGIN) != 0) {
-        sql_err(p, err, "begin");
-        goto out;
-    }
-    if (get_locked(p, k, &old, &old_size, err) != 0)
+    if (run_simple(p, ST_BEGIN, "begin", err) != 0 ||
+        get_locked(p, k, &old, &old_size, err) != 0)
         goto out;
     if (fn(arg, old, &new_item, &new_size, &keep, err) != 0)
         goto out;
@@ -412,10 +409,8 @@ partition_mutate(struct partition *p, const struct item_key *k,
                 goto out;
         }
     }
-    if (run_simple(p, ST_COMMIT) != 0) {
-        sql_err(p, err, "commit");
+    if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
-    }
     if (!keep && (old != NULL || new_item != NULL)) {   /* committed */
         if (old != NULL) {
             p->count--;
@@ -441,24 +436,30 @@ out:
  * ---------------------------------------------------------------------- */
 
 /*
- * Step st (bound, positioned before the first row) and hand each row to fn.
- * Columns: h, pk, sk, size, item when full; else sk, size, item (h and pk
- * already in *k). Returns 0 (no more rows), 1 (fn stopped) or -1.
+ * The rest of a query or scan, p locked (lock_live) and st bound (bound:
+ * the binding calls' result; what names the call in an error): step st
+ * and hand each row to fn, then reset st and unlock p. Columns: h, pk, sk,
+ * size, item when full; else sk, size, item (h and pk already in *k).
+ * Returns 0 (no more rows), 1 (fn stopped) or -1.
  */
 static int
-stream_rows(struct partition *p, sqlite3_stmt *st, bool full,
-            struct item_key *k, stable_row_fn *fn, void *arg,
-            struct ddb_err *err)
+stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
+            const char *what, bool full, struct item_key *k,
+            stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
-    for (;;) {
-        int step = sqlite3_step(st), c = 0, r;
+    int rc = bound == SQLITE_OK ? 0 : sql_err(p, err, what);
+
+    while (rc == 0) {
+        int step = sqlite3_step(st), c = 0;
         size_t size;
         json_t *item;
 
         if (step == SQLITE_DONE)
-            return 0;
-        if (step != SQLITE_ROW)
-            return sql_err(p, err, "read");
+            break;
+        if (step != SQLITE_ROW) {
+            rc = sql_err(p, err, "read");
+            break;
+        }
         if (full) {
             size_t hl = col_blob(st, c++, k->hash, sizeof(k->hash));
 
@@ -469,13 +470,18 @@ stream_rows(struct partition *p, sqlite3_stmt *st, bool full,
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
         item = item_parse(st, c, err);
-        if (item == NULL)
-            return -1;
-        r = fn(arg, k, item, size, err);
+        if (item == NULL) {
+            rc = -1;
+            break;
+        }
+        rc = fn(arg, k, item, size, err);
         json_decref(item);
-        if (r != 0)
-            return r < 0 ? -1 : 1;
+        if (rc != 0)
+            rc = rc < 0 ? -1 : 1;
     }
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
 }
 
 int
@@ -487,7 +493,7 @@ partition_query(struct partition *p, const uint8_t h[16],
 {
     sqlite3_stmt *st;
     struct item_key *k = xmalloc(sizeof(*k));
-    int rc = -1;
+    int rc;
 
     if (pk_len > sizeof(k->pk)) {
         free(k);
@@ -500,24 +506,16 @@ partition_query(struct partition *p, const uint8_t h[16],
         hi = p->ff_blob;
         hi_len = sizeof(p->ff_blob);
     }
-    pthread_mutex_lock(&p->mu);
-    if (p->retired) {
-        pthread_mutex_unlock(&p->mu);
+    if (!lock_live(p)) {
         free(k);
         return PART_RETIRED;
     }
     st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
-    if (bind_blob(st, 1, h, 16) != SQLITE_OK ||
-        bind_blob(st, 2, pk, pk_len) != SQLITE_OK ||
-        bind_blob(st, 3, lo, lo_len) != SQLITE_OK ||
-        bind_blob(st, 4, hi, hi_len) != SQLITE_OK) {
-        sql_err(p, err, "query");
-        goto out;
-    }
-    rc = stream_rows(p, st, false, k, fn, arg, err);
-out:
-    stmt_done(st);
-    pthread_mutex_unlock(&p->mu);
+    rc = stream_rows(p, st,
+                     bind_blob(st, 1, h, 16) || bind_blob(st, 2, pk, pk_len) ||
+                         bind_blob(st, 3, lo, lo_len) ||
+                         bind_blob(st, 4, hi, hi_len),
+                     "query", false, k, fn, arg, err);
     free(k);
     return rc;
 }
@@ -539,13 +537,11 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
     sqlite3_stmt *st;
     struct item_key *k = xmalloc(sizeof(*k));
     uint8_t lo8[8], hi8[8];
-    int rc = -1, brc;
+    int rc, brc;
 
     put_be64(lo8, lo);
     put_be64(hi8, hi_excl);
-    pthread_mutex_lock(&p->mu);
-    if (p->retired) {
-        pthread_mutex_unlock(&p->mu);
+    if (!lock_live(p)) {
         free(k);
         return PART_RETIRED;
     }
@@ -560,14 +556,7 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
         brc = brc || bind_blob(st, 3, start->hash, 16) ||
               bind_blob(st, 4, start->pk, start->pk_len) ||
               bind_blob(st, 5, start->sk, start->sk_len);
-    if (brc != SQLITE_OK) {
-        sql_err(p, err, "scan");
-        goto out;
-    }
-    rc = stream_rows(p, st, true, k, fn, arg, err);
-out:
-    stmt_done(st);
-    pthread_mutex_unlock(&p->mu);
+    rc = stream_rows(p, st, brc, "scan", true, k, fn, arg, err);
     free(k);
     return rc;
 }
@@ -584,11 +573,8 @@ partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
     sqlite3_stmt *st;
     int rc = -1;
 
-    pthread_mutex_lock(&p->mu);
-    if (p->retired) {
-        pthread_mutex_unlock(&p->mu);
+    if (!lock_live(p))
         return PART_RETIRED;
-    }
     st = p->st[ST_STATS];
     if (!p->stats_valid) {
         if (sqlite3_step(st) != SQLITE_ROW) {
@@ -630,32 +616,21 @@ static int
 copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
 {
     sqlite3_stmt *st = c->st[ST_PUT];
-    int rc = -1;
+    int bound = SQLITE_OK;
 
-    for (int i = 0; i < 3; i++) {
-        const void *b = sqlite3_column_blob(src, i);
-        size_t len = (size_t)sqlite3_column_bytes(src, i);
-
-        if (bind_blob(st, i + 1, b, len) != SQLITE_OK) {
-            sql_err(c, err, "split copy");
-            goto out;
-        }
-    }
-    if (sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) !=
-            SQLITE_OK ||
-        sqlite3_bind_text(st, 5, (const char *)sqlite3_column_text(src, 4),
-                          sqlite3_column_bytes(src, 4), SQLITE_STATIC) !=
-            SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_DONE) {
-        sql_err(c, err, "split copy");
-        goto out;
-    }
+    for (int i = 0; i < 3 && bound == SQLITE_OK; i++)
+        bound = bind_blob(st, i + 1, sqlite3_column_blob(src, i),
+                          (size_t)sqlite3_column_bytes(src, i));
+    bound = bound ||
+            sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) ||
+            sqlite3_bind_text(st, 5,
+                              (const char *)sqlite3_column_text(src, 4),
+                              sqlite3_column_bytes(src, 4), SQLITE_STATIC);
+    if (step_done(c, st, bound, "split copy", err) != 0)
+        return -1;
     c->count++;
     c->bytes += (uint64_t)sqlite3_column_int64(src, 3);
-    rc = 0;
-out:
-    stmt_done(st);
-    return rc;
+    return 0;
 }
 
 /*
@@ -677,15 +652,11 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
     if (parent->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: split of a retired "
                                               "partition");
-    if (run_simple(a, ST_BEGIN) != 0) {
-        sql_err(a, err, "split begin");
+    if (run_simple(a, ST_BEGIN, "split begin", err) != 0)
         goto out;
-    }
     in_a = true;
-    if (run_simple(b, ST_BEGIN) != 0) {
-        sql_err(b, err, "split begin");
+    if (run_simple(b, ST_BEGIN, "split begin", err) != 0)
         goto out;
-    }
     in_b = true;
     a->count = a->bytes = b->count = b->bytes = 0;
     if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
@@ -706,15 +677,11 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
         sql_err(parent, err, "split read");
         goto out;
     }
-    if (run_simple(a, ST_COMMIT) != 0) {
-        sql_err(a, err, "split commit");
+    if (run_simple(a, ST_COMMIT, "split commit", err) != 0)
         goto out;
-    }
     in_a = false;
-    if (run_simple(b, ST_COMMIT) != 0) {
-        sql_err(b, err, "split commit");
+    if (run_simple(b, ST_COMMIT, "split commit", err) != 0)
         goto out;
-    }
     in_b = false;
     if (sqlite3_wal_checkpoint_v2(a->db, NULL, SQLITE_CHECKPOINT_FULL, NULL,
                                   NULL) != SQLITE_OK ||
@@ -787,10 +754,8 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
 
     if (p->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: retired partition");
-    if (run_simple(p, ST_BEGIN) != 0) {
-        sql_err(p, err, "begin");
+    if (run_simple(p, ST_BEGIN, "begin", err) != 0)
         return -1;
-    }
     for (size_t i = 0; i < n; i++) {
         json_t *old = NULL;
         size_t old_size = 0;
@@ -811,10 +776,8 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
             goto out;
         }
     }
-    if (run_simple(p, ST_COMMIT) != 0) {
-        sql_err(p, err, "commit");
+    if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
-    }
     p->count = (uint64_t)((int64_t)p->count + dcount);
     p->bytes = (uint64_t)((int64_t)p->bytes + dbytes);
     rc = 0;

@@ -92,6 +92,9 @@ size_t num_size(const char *canon);
 /* Order-preserving byte encoding of a canonical number: memcmp order of
  * the encodings equals numeric order. Returns the length (<= NUM_KEY_MAX). */
 size_t num_sortkey(const char *canon, uint8_t *out);
+/* The inverse of num_sortkey(): canonical text of an encoded number into
+ * out (NUM_TEXT_MAX bytes). Returns 0, or -1 if key is not an encoding. */
+int num_from_sortkey(const uint8_t *key, size_t len, char *out);
 
 /* ------------------------------------------------------------------------
  * Keys (storage/item_codec.c). A key attribute is S, N or B; its value is
@@ -122,16 +125,19 @@ void key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
 uint64_t key_hash64(const uint8_t hash[16]);
 
 /* Base64, standard alphabet, padded (storage/item_codec.c): the one
- * decoder behind B values. item_b64_val() is one character's value or -1;
+ * codec behind B values. item_b64_val() is one character's value or -1;
  * item_b64_len() the decoded length of validated text; item_b64_decode()
  * writes at most cap bytes into out and returns the length, or -1 if the
  * text is malformed or longer than cap. */
 int item_b64_val(unsigned char c);
 size_t item_b64_len(const char *s, size_t len);
 long item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
+/* The encoder: n bytes as padded base64 text in out (4 * ((n + 2) / 3) + 1
+ * bytes, NUL-terminated). */
+void item_b64_encode(const uint8_t *p, size_t n, char *out);
 
 /* ------------------------------------------------------------------------
- * The store (storage/catalog.c, partmap.c, partition.c).
+ * The store (storage/store.c, catalog.c, table.c, partmap.c, partition.c).
  *
  * A table has N partitions; partition i owns the hash range
  * [start_i, start_{i+1}) of the top 64 bits of MD5(pk). Each partition is

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* storage_int.h - private to storage/: the partition map (partmap.c), one
- * SQLite database per partition (partition.c) and the structures the
- * catalog (catalog.c) builds from them. api/ never includes this file. */
+ * SQLite database per partition (partition.c), the structures the store
+ * builds from them and the calls between its files (store.c, catalog.c,
+ * table.c, txn.c). api/ never includes this file. */
 #ifndef SHARDLOCAL_STORAGE_INT_H
 #define SHARDLOCAL_STORAGE_INT_H
 
@@ -136,7 +137,8 @@ struct storage;
 int txn_journal_replay(struct storage *s, struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
- * Tables and the store (catalog.c).
+ * The store's structures: a table's partition layouts, the table handle,
+ * the store with its map of tables by name.
  * ---------------------------------------------------------------------- */
 
 #define STORAGE_ID_LEN 16               /* hex chars of a table/partition id */
@@ -180,5 +182,83 @@ struct storage {
     size_t ntables, cap;
 };
 
+/* ------------------------------------------------------------------------
+ * The data directory (store.c): <data_dir>/LOCK, catalog.db and
+ * tables/<table id>/<partition id>.db; storage_open() and the start-up
+ * recovery live there too.
+ * ---------------------------------------------------------------------- */
+
+#define STORAGE_BUSY_TIMEOUT_MS 5000
+
+/* A fresh random id: STORAGE_ID_LEN hex characters. */
+void storage_new_id(char out[STORAGE_ID_LEN + 1]);
+/* Create path and its missing parents; -1 with err set on failure. */
+int storage_mkdir_p(const char *path, struct ddb_err *err);
+/* Remove every file in dir (one level) and dir itself. */
+void storage_remove_dir(const char *dir);
+/* The file of partition part_id in table directory dir (caller frees). */
+char *storage_part_path(const char *dir, const char *part_id);
+/* Open the SQLite database at path, in memory when NULL, with flags and
+ * the busy timeout. NULL with err set on failure (nothing left open). */
+sqlite3 *storage_db_open(const char *path, int flags, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Layouts, handles and the table map (table.c)
+ * ---------------------------------------------------------------------- */
+
+/* The current layout of t: a plain atomic load, no lock. */
+static inline struct playout *
+playout_of(const struct stable *t)
+{
+    return atomic_load_explicit(&((struct stable *)t)->layout,
+                                memory_order_acquire);
+}
+
+/* A layout for map (taken) with map->n partition ids; partitions not
+ * open. */
+struct playout *playout_new(struct partmap *map);
+/* Open every partition of l (under dir, or in memory when dir is NULL). */
+int playout_open(struct playout *l, const char *dir, struct ddb_err *err);
+/* Close l's partitions (playout_free() does not). */
+void playout_close_parts(struct playout *l);
+void playout_free(struct playout *l);
+
+/* A table handle holding the map's reference; takes desc and layout. */
+struct stable *stable_new(struct storage *s, const char *name,
+                          const char *id, json_t *desc_take,
+                          struct playout *layout_take);
+/* The partition of t that owns hash, in the current layout. */
+struct partition *stable_partition(struct stable *t, const uint8_t hash[16]);
+
+/* The map, map_mu held: the index of name, or -(insertion point) - 1;
+ * insert t (takes the map's reference; name absent); remove t if it is
+ * still the table called name (true: the caller drops the reference). */
+long storage_map_find(struct storage *s, const char *name);
+void storage_map_insert(struct storage *s, struct stable *t);
+bool storage_map_remove(struct storage *s, const char *name,
+                        struct stable *t);
+/* The table with id, or NULL; no lock: for storage_open() only. */
+struct stable *storage_table_by_id(struct storage *s, const char *id);
+
+/* ------------------------------------------------------------------------
+ * The catalog database (catalog.c): tables (name, id, description) and
+ * their partitions (start hash, file). Statements run under cat_mu, or in
+ * storage_open() before anything else can.
+ * ---------------------------------------------------------------------- */
+
+/* Open catalog.db at path (in memory when NULL), create its schema, drop
+ * partition rows of tables that are gone, and load every table into the
+ * map with its partitions open. */
+int catalog_open(struct storage *s, const char *path, struct ddb_err *err);
+/* Run sql (no rows). Errors read "storage: <what>: <SQLite's message>":
+ * what is "catalog", or "journal" for txn.c's. catalog_err() sets err so
+ * after any other catalog call failed, and returns -1. */
+int catalog_exec(struct storage *s, const char *what, const char *sql,
+                 struct ddb_err *err);
+int catalog_err(struct storage *s, const char *what, struct ddb_err *err);
+/* Replace the partition list of table id with l's in one transaction,
+ * unless a delete removed the table meanwhile (then -1, err set). */
+int catalog_set_partitions(struct storage *s, const char *id,
+                           const struct playout *l, struct ddb_err *err);
 
 #endif

@@ -25,15 +25,6 @@ struct pset {
     struct partition **of;              /* owned: partition of each key */
 };
 
-static struct partition *
-part_of_key(struct stable *t, const struct item_key *k)
-{
-    const struct playout *l =
-        atomic_load_explicit(&t->layout, memory_order_acquire);
-
-    return l->parts[partmap_find(&l->map, storage_be64(k->hash))];
-}
-
 static int
 ptr_cmp(const void *a, const void *b)
 {
@@ -69,7 +60,7 @@ pset_lock(struct pset *ps, struct stable *const *tables,
         size_t m = 0;
 
         for (size_t i = 0; i < n; i++) {
-            ps->of[i] = part_of_key(tables[i], keys[i]);
+            ps->of[i] = stable_partition(tables[i], keys[i]->hash);
             ps->p[i] = ps->of[i];
         }
         qsort(ps->p, n, sizeof(*ps->p), ptr_cmp);
@@ -142,18 +133,32 @@ unhex(const json_t *j, uint8_t *out, size_t max)
     return (long)(len / 2);
 }
 
+/*
+ * Run one journal statement under cat_mu: sql with ?1 bound to body, or to
+ * id when body is NULL. *rowid (if not NULL) gets the inserted row's id.
+ */
 static int
-journal_exec(struct storage *s, const char *sql, struct ddb_err *err)
+journal_stmt(struct storage *s, const char *sql, const char *body,
+             sqlite3_int64 id, sqlite3_int64 *rowid, struct ddb_err *err)
 {
-    char *emsg = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
 
-    if (sqlite3_exec(s->cat, sql, NULL, NULL, &emsg) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
-                    emsg ? emsg : sqlite3_errmsg(s->cat));
-        sqlite3_free(emsg);
-        return -1;
+    pthread_mutex_lock(&s->cat_mu);
+    if (sqlite3_prepare_v2(s->cat, sql, -1, &st, NULL) != SQLITE_OK ||
+        (body != NULL ? sqlite3_bind_text(st, 1, body, -1, SQLITE_STATIC)
+                      : sqlite3_bind_int64(st, 1, id)) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE) {
+        catalog_err(s, "journal", err);
+        goto out;
     }
-    return 0;
+    if (rowid != NULL)
+        *rowid = sqlite3_last_insert_rowid(s->cat);
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->cat_mu);
+    return rc;
 }
 
 /* Make body durable in the journal (catalog.db is synchronous=FULL).
@@ -162,47 +167,15 @@ static int
 journal_put(struct storage *s, const char *body, sqlite3_int64 *id,
             struct ddb_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-
-    pthread_mutex_lock(&s->cat_mu);
-    if (sqlite3_prepare_v2(s->cat, "INSERT INTO txn_journal (body) "
-                                   "VALUES (?1)", -1, &st, NULL) !=
-            SQLITE_OK ||
-        sqlite3_bind_text(st, 1, body, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_DONE) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
-                    sqlite3_errmsg(s->cat));
-        goto out;
-    }
-    *id = sqlite3_last_insert_rowid(s->cat);
-    rc = 0;
-out:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->cat_mu);
-    return rc;
+    return journal_stmt(s, "INSERT INTO txn_journal (body) VALUES (?1)",
+                        body, 0, id, err);
 }
 
 static int
 journal_drop(struct storage *s, sqlite3_int64 id, struct ddb_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-
-    pthread_mutex_lock(&s->cat_mu);
-    if (sqlite3_prepare_v2(s->cat, "DELETE FROM txn_journal WHERE id = ?1",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 1, id) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_DONE) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
-                    sqlite3_errmsg(s->cat));
-        goto out;
-    }
-    rc = 0;
-out:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->cat_mu);
-    return rc;
+    return journal_stmt(s, "DELETE FROM txn_journal WHERE id = ?1", NULL,
+                        id, NULL, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -412,15 +385,6 @@ out:
  * dropped its entry.
  * ---------------------------------------------------------------------- */
 
-static struct stable *
-table_by_id(struct storage *s, const char *id)
-{
-    for (size_t i = 0; i < s->ntables; i++)
-        if (strcmp(s->tables[i]->id, id) == 0)
-            return s->tables[i];
-    return NULL;
-}
-
 /* Apply one journal body. Entries of tables deleted since are skipped. */
 static int
 replay_body(struct storage *s, const char *text, struct ddb_err *err)
@@ -440,7 +404,7 @@ replay_body(struct storage *s, const char *text, struct ddb_err *err)
     w = xcalloc(json_array_size(a) + 1, sizeof(*w));
     json_array_foreach(a, i, e) {
         const char *tid = json_string_value(json_object_get(e, "t"));
-        struct stable *t = tid != NULL ? table_by_id(s, tid) : NULL;
+        struct stable *t = tid != NULL ? storage_table_by_id(s, tid) : NULL;
         struct item_key *k = &keys[nw];
         const json_t *item = json_object_get(e, "i");
         long hl, pl, sl;
@@ -458,7 +422,7 @@ replay_body(struct storage *s, const char *text, struct ddb_err *err)
         k->pk_len = (size_t)pl;
         k->sk_len = (size_t)sl;
         w[nw].t = t;
-        w[nw].p = part_of_key(t, k);
+        w[nw].p = stable_partition(t, k->hash);
         w[nw].k = k;
         w[nw].item = json_is_object(item) ? json_incref((json_t *)item)
                                           : NULL;
@@ -493,7 +457,7 @@ txn_journal_replay(struct storage *s, struct ddb_err *err)
     sqlite3_stmt *st = NULL;
     int rc = -1, step;
 
-    if (journal_exec(s, journal_schema, err) != 0)
+    if (catalog_exec(s, "journal", journal_schema, err) != 0)
         return -1;
     for (;;) {
         sqlite3_int64 id;
@@ -503,16 +467,14 @@ txn_journal_replay(struct storage *s, struct ddb_err *err)
         if (sqlite3_prepare_v2(s->cat, "SELECT id, body FROM txn_journal "
                                        "ORDER BY id LIMIT 1", -1, &st,
                                NULL) != SQLITE_OK) {
-            ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
-                        sqlite3_errmsg(s->cat));
+            catalog_err(s, "journal", err);
             goto out;
         }
         step = sqlite3_step(st);
         if (step == SQLITE_DONE)
             break;
         if (step != SQLITE_ROW) {
-            ddb_err_set(err, DDB_INTERNAL, "storage: journal: %s",
-                        sqlite3_errmsg(s->cat));
+            catalog_err(s, "journal", err);
             goto out;
         }
         id = sqlite3_column_int64(st, 0);

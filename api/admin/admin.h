@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* admin.h - seeing the throttling: the admin API (GET /shardlocal/...,
- * JSON), GET /metrics (Prometheus text with CloudWatch's metric names) and
- * the live view (GET /shardlocal/ui). server/http.c routes the requests
- * here; everything is read-only and answers from the throttle registry and
- * the store. docs/throttling.md, "Seeing it", documents every endpoint. */
+ * JSON: routes.c, tables.c), GET /metrics (metrics.c) and the live view
+ * (GET /shardlocal/ui: ui.c), all read-only, plus the clock and fault
+ * calls (control.c). server/http.c routes the requests here;
+ * docs/throttling.md, "Seeing it", documents every endpoint. */
 #ifndef SHARDLOCAL_ADMIN_H
 #define SHARDLOCAL_ADMIN_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check_item_codec.c - storage/item_codec.c: key value encoding (S, B, N),
- * MD5 placement hash, and the property that memcmp order of encodings is
- * DynamoDB's order (av_compare) for random S, B and N values. */
+ * base64, MD5 placement hash, and the property that memcmp order of
+ * encodings is DynamoDB's order (av_compare) for random S, B and N values. */
 
 #include <check.h>
 #include <stdio.h>
@@ -60,6 +60,36 @@ START_TEST(test_item_codec_encode_b)
     ck_assert_int_eq(out[2], 0x00);
     ck_assert_int_eq(enc("{\"B\": \"YWJ\"}", out), -1);
     ck_assert_int_eq(enc("{\"B\": \"Y!Jj\"}", out), -1);
+}
+END_TEST
+
+/* item_b64_encode: RFC 4648's vectors, and every length back through the
+ * decoder. */
+START_TEST(test_item_codec_b64_encode)
+{
+    static const char *const vec[][2] = {
+        { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+        { "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" },
+        { "foobar", "Zm9vYmFy" },
+    };
+    uint8_t raw[64], back[64];
+    char text[4 * sizeof(raw) / 3 + 8];
+    size_t i, n;
+
+    for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+        item_b64_encode((const uint8_t *)vec[i][0], strlen(vec[i][0]), text);
+        ck_assert_str_eq(text, vec[i][1]);
+    }
+    for (i = 0; i < sizeof(raw); i++)
+        raw[i] = (uint8_t)(255 - i * 7);
+    for (n = 0; n <= sizeof(raw); n++) {
+        item_b64_encode(raw, n, text);
+        ck_assert_uint_eq(strlen(text), 4 * ((n + 2) / 3));
+        ck_assert_uint_eq(item_b64_len(text, strlen(text)), n);
+        ck_assert_int_eq(item_b64_decode(text, strlen(text), back,
+                                         sizeof(back)), (long)n);
+        ck_assert_int_eq(memcmp(raw, back, n), 0);
+    }
 }
 END_TEST
 
@@ -321,6 +351,7 @@ item_codec_suite(void)
     tc = tcase_create("encode");
     tcase_add_test(tc, test_item_codec_encode_s);
     tcase_add_test(tc, test_item_codec_encode_b);
+    tcase_add_test(tc, test_item_codec_b64_encode);
     tcase_add_test(tc, test_item_codec_encode_n);
     tcase_add_test(tc, test_item_codec_encode_bad);
     tcase_add_test(tc, test_item_codec_encode_too_long);

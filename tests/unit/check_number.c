@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* check_number.c - storage/number.c: parsing and canonical form, DynamoDB's
  * limits and messages, exact add/subtract, comparison, size, and the
- * order-preserving sort key checked against a GMP rational oracle. */
+ * order-preserving sort key checked against a GMP rational oracle and
+ * decoded back (num_from_sortkey). */
 
 #include <check.h>
 #include <gmp.h>
@@ -549,6 +550,100 @@ START_TEST(test_number_sortkey_edges)
 END_TEST
 
 /* ------------------------------------------------------------------------
+ * num_from_sortkey: the inverse of num_sortkey
+ * ---------------------------------------------------------------------- */
+
+/* num_from_sortkey(num_sortkey(c)) == c for canonical c. */
+static void
+assert_round_trip(const char *canon)
+{
+    uint8_t key[NUM_KEY_MAX];
+    char back[NUM_TEXT_MAX];
+    size_t len = num_sortkey(canon, key);
+
+    ck_assert_msg(num_from_sortkey(key, len, back) == 0, "decode %s", canon);
+    ck_assert_str_eq(back, canon);
+}
+
+START_TEST(test_number_from_sortkey_round_trip)
+{
+    static const char *const texts[] = {
+        "0", "1", "-1", "10", "-10", "100", "0.1", "-0.1", "0.001",
+        "-0.001", "1.5", "-1.5", "123.456", "-123.456", "1e-130",
+        "-1e-130", "1.1e-130", "9.9999999999999999999999999999999999999e125",
+        "-9.9999999999999999999999999999999999999e125", "1e125", "-1e125",
+        "12345678901234567890123456789012345678",
+        "-0.00000000000000000000000000000000000012345678901234567890123"
+        "456789012345678",
+        "1.0000000000000000000000000000000000001",
+    };
+    enum { N = 5000 };
+    struct sample *s = calloc(1, sizeof(*s));
+    char canon[NUM_TEXT_MAX];
+    unsigned seed = 4242;
+    size_t i;
+
+    ck_assert_ptr_nonnull(s);
+    for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        ck_assert_msg(num_canonical(texts[i], canon, NULL) == 0, "%s",
+                      texts[i]);
+        assert_round_trip(canon);
+    }
+    for (i = 0; i < N; i++) {
+        sample_random(s, &seed);
+        assert_round_trip(s->canon);
+        mpq_clear(s->q);
+    }
+    free(s);
+}
+END_TEST
+
+START_TEST(test_number_from_sortkey_invalid)
+{
+    static const uint8_t empty[1] = { 0 }, zero2[] = { 0x02, 0x02 },
+        tag[] = { 0x04, 0x82, 0x02 }, short_pos[] = { 0x03, 0x82 },
+        digit0[] = { 0x03, 0x82, 0x00 }, digit11[] = { 0x03, 0x82, 0x0B },
+        neg_end[] = { 0x01, 0x7D, 0xFF }, neg_digit[] = { 0x01, 0x7D, 0x0B };
+    char out[NUM_TEXT_MAX];
+
+    ck_assert_int_eq(num_from_sortkey(empty, 0, out), -1);
+    ck_assert_int_eq(num_from_sortkey(empty, 1, out), -1);
+    ck_assert_int_eq(num_from_sortkey(zero2, sizeof(zero2), out), -1);
+    ck_assert_int_eq(num_from_sortkey(tag, sizeof(tag), out), -1);
+    ck_assert_int_eq(num_from_sortkey(short_pos, sizeof(short_pos), out), -1);
+    ck_assert_int_eq(num_from_sortkey(digit0, sizeof(digit0), out), -1);
+    ck_assert_int_eq(num_from_sortkey(digit11, sizeof(digit11), out), -1);
+    ck_assert_int_eq(num_from_sortkey(neg_end, sizeof(neg_end), out), -1);
+    ck_assert_int_eq(num_from_sortkey(neg_digit, sizeof(neg_digit), out),
+                     -1);
+}
+END_TEST
+
+START_TEST(test_number_from_sortkey_lenient)
+{
+    /* What num_sortkey never writes still reads as a number: digits past
+     * the 38th are ignored, a negative needs no terminator, and a digit 0
+     * at the end shows as written. */
+    uint8_t key[2 + NUM_MAX_DIGITS + 2];
+    static const uint8_t neg[] = { 0x01, 0x7D, 0x09 },
+        trail0[] = { 0x03, 0x82, 0x02, 0x01 };
+    char out[NUM_TEXT_MAX];
+    size_t i;
+
+    key[0] = 0x03;
+    key[1] = 0x82 + 37;                 /* E = 37: a 38-digit integer */
+    for (i = 2; i < sizeof(key); i++)
+        key[i] = 0x02;                  /* digit 1 */
+    ck_assert_int_eq(num_from_sortkey(key, sizeof(key), out), 0);
+    ck_assert_str_eq(out, "11111111111111111111111111111111111111");
+    ck_assert_int_eq(num_from_sortkey(neg, sizeof(neg), out), 0);
+    ck_assert_str_eq(out, "-1");
+    ck_assert_int_eq(num_from_sortkey(trail0, sizeof(trail0), out), 0);
+    ck_assert_str_eq(out, "1.0");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
  * err.c
  * ---------------------------------------------------------------------- */
 
@@ -617,6 +712,9 @@ number_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_number_sortkey_order);
     tcase_add_test(tc, test_number_sortkey_edges);
+    tcase_add_test(tc, test_number_from_sortkey_round_trip);
+    tcase_add_test(tc, test_number_from_sortkey_invalid);
+    tcase_add_test(tc, test_number_from_sortkey_lenient);
     suite_add_tcase(s, tc);
     return s;
 }

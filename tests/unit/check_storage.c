@@ -5,7 +5,6 @@
  * concurrent writers. */
 #include <check.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,65 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "storage/storage.h"
 #include "storage/storage_int.h"         /* stable_split */
-
-static char tmpdir[64];
-static struct storage *st;
+#include "tests/unit/fixture.h"
 
 /* ------------------------------------------------------------------------
- * Helpers
+ * Helpers (the directory, keys and tables: fixture.c)
  * ---------------------------------------------------------------------- */
-
-static int
-rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void
-dir_setup(void)
-{
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_storage.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    st = NULL;
-}
-
-static void
-dir_teardown(void)
-{
-    storage_close(st);
-    st = NULL;
-    nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Our own key helper (MD5 of pk bytes), independent of item_codec.c. */
-static void
-mk_key(struct item_key *k, const void *pk, size_t pk_len, const void *sk,
-       size_t sk_len)
-{
-    unsigned int hl = 0;
-
-    memset(k->hash, 0, sizeof(k->hash));
-    ck_assert_int_eq(EVP_Digest(pk, pk_len, k->hash, &hl, EVP_md5(), NULL),
-                     1);
-    memcpy(k->pk, pk, pk_len);
-    k->pk_len = pk_len;
-    if (sk_len > 0)
-        memcpy(k->sk, sk, sk_len);
-    k->sk_len = sk_len;
-}
-
-static void
-mk_skey(struct item_key *k, const char *pk, const char *sk)
-{
-    mk_key(k, pk, strlen(pk), sk, sk ? strlen(sk) : 0);
-}
 
 static uint64_t
 top64(const uint8_t h[16])
@@ -100,8 +47,7 @@ mk_item(const char *pk, const char *sk, long n)
 static long
 item_n(const json_t *item)
 {
-    return atol(json_string_value(
-        json_object_get(json_object_get(item, "n"), "N")));
+    return fixture_num(item, "n");
 }
 
 /* Mutate callback: store arg (an item). */
@@ -114,19 +60,6 @@ put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
     (void)err;
     *new_item = json_incref((json_t *)arg);
     *new_size = 10;
-    return 0;
-}
-
-static int
-del_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    (void)arg;
-    (void)old;
-    (void)new_item;
-    (void)new_size;
-    (void)keep;
-    (void)err;
     return 0;
 }
 
@@ -178,7 +111,7 @@ put(struct stable *t, const char *pk, const char *sk, long n)
     json_t *item = mk_item(pk, sk, n);
 
     ddb_err_init(&err);
-    mk_skey(&k, pk, sk);
+    fixture_skey(&k, pk, sk);
     ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
     json_decref(item);
 }
@@ -187,19 +120,7 @@ put(struct stable *t, const char *pk, const char *sk, long n)
 static long
 get_n(struct stable *t, const char *pk, const char *sk)
 {
-    struct item_key k;
-    struct ddb_err err;
-    json_t *item = NULL;
-    long n;
-
-    ddb_err_init(&err);
-    mk_skey(&k, pk, sk);
-    ck_assert_int_eq(stable_get(t, &k, &item, &err), 0);
-    if (item == NULL)
-        return -1;
-    n = item_n(item);
-    json_decref(item);
-    return n;
+    return fixture_get_num(t, pk, sk, "n");
 }
 
 /* Collects rows: their keys (pk|sk as "pk/sk") and stops after limit. */
@@ -512,7 +433,7 @@ START_TEST(test_storage_mutate)
     st = storage_open(_i ? NULL : tmpdir, &err);
     ck_assert_int_eq(storage_table_create(st, "T", NULL, 4, &err), 0);
     t = storage_table_get(st, "T");
-    mk_skey(&k, "p", "s");
+    fixture_skey(&k, "p", "s");
 
     /* failing fn on an absent row: still absent */
     ck_assert_int_eq(stable_mutate(t, &k, fail_fn, v2, &err), -1);
@@ -537,9 +458,9 @@ START_TEST(test_storage_mutate)
     ck_assert_uint_eq(count, 1);
     ck_assert_uint_eq(bytes, 10);
     /* delete, and delete of an absent row */
-    ck_assert_int_eq(stable_mutate(t, &k, del_fn, NULL, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_del_fn, NULL, &err), 0);
     ck_assert_int_eq(get_n(t, "p", "s"), -1);
-    ck_assert_int_eq(stable_mutate(t, &k, del_fn, NULL, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_del_fn, NULL, &err), 0);
     ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
     ck_assert_uint_eq(count, 0);
     ck_assert_uint_eq(bytes, 0);
@@ -562,7 +483,7 @@ START_TEST(test_storage_binary_keys)
     st = storage_open(NULL, &err);
     ck_assert_int_eq(storage_table_create(st, "T", NULL, 2, &err), 0);
     t = storage_table_get(st, "T");
-    mk_key(&k, pk, sizeof(pk), sk, sizeof(sk));
+    fixture_key(&k, pk, sizeof(pk), sk, sizeof(sk));
     ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
     ck_assert_int_eq(stable_get(t, &k, &got, &err), 0);
     ck_assert_ptr_nonnull(got);
@@ -777,7 +698,7 @@ START_TEST(test_storage_query_prefix_ff)
         struct item_key k;
         json_t *item = mk_item("p", "x", (long)i);
 
-        mk_key(&k, "p", 1, sks[i], 3);
+        fixture_key(&k, "p", 1, sks[i], 3);
         ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
         json_decref(item);
     }
@@ -991,7 +912,7 @@ worker_run(void *arg)
         const char *pk = (i % 2) ? own : "shared";
 
         ddb_err_init(&err);
-        mk_skey(&k, pk, NULL);
+        fixture_skey(&k, pk, NULL);
         if (stable_mutate(w->t, &k, incr_fn, (void *)pk, &err) != 0)
             return (void *)1;
     }
@@ -1148,12 +1069,13 @@ START_TEST(test_storage_stats)
         snprintf(pk, sizeof(pk), "s%d", i);
         put(t, pk, NULL, i);                        /* size 10 */
         if (i % 2) {                                /* replace: size 12 */
-            mk_skey(&k, pk, NULL);
+            fixture_skey(&k, pk, NULL);
             ck_assert_int_eq(stable_mutate(t, &k, incr_fn, pk, &err), 0);
         }
         if (i % 5 == 0) {
-            mk_skey(&k, pk, NULL);
-            ck_assert_int_eq(stable_mutate(t, &k, del_fn, NULL, &err), 0);
+            fixture_skey(&k, pk, NULL);
+            ck_assert_int_eq(stable_mutate(t, &k, fixture_del_fn, NULL,
+                                           &err), 0);
         }
     }
     /* 50 - 10 deleted = 40 rows; odd ones (25, of which 5 deleted) are 12 */
@@ -1323,7 +1245,7 @@ split_writer(void *arg)
         const char *pk = (i % 2) ? own : "shared";
 
         ddb_err_init(&err);
-        mk_skey(&k, pk, NULL);
+        fixture_skey(&k, pk, NULL);
         if (stable_mutate(w->t, &k, incr_fn, (void *)pk, &err) != 0)
             return (void *)1;
     }
@@ -1447,7 +1369,7 @@ storage_suite(void)
     TCase *tc;
 
     tc = tcase_create("catalog");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_storage_persists_across_reopen);
     tcase_add_test(tc, test_storage_in_memory);
     tcase_add_test(tc, test_storage_create_duplicate);
@@ -1458,38 +1380,38 @@ storage_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("mutate");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_loop_test(tc, test_storage_mutate, 0, 2);  /* disk, memory */
     tcase_add_test(tc, test_storage_binary_keys);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("query");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_storage_query_ranges);
     tcase_add_test(tc, test_storage_query_prefix_ff);
     tcase_add_test(tc, test_storage_query_key_set_compat);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("scan");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_storage_scan_order_and_resume);
     tcase_add_test(tc, test_storage_scan_segments);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("concurrency");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_storage_concurrent_writers, 0, 2);
     tcase_add_test(tc, test_storage_concurrent_ddl);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("stats");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_storage_stats);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("split");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_storage_split);
     tcase_add_test(tc, test_storage_split_in_memory);
@@ -1498,7 +1420,7 @@ storage_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("durability");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_storage_survives_kill9);
     suite_add_tcase(s, tc);

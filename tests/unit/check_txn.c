@@ -4,72 +4,24 @@
  * read-only ops, journal replay at open, and isolation under concurrent
  * transfers, snapshot reads and splits. */
 #include <check.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <openssl/evp.h>
 
 #include "storage/storage.h"
 #include "storage/storage_int.h"         /* stable_split, table ids */
-
-static char tmpdir[64];
-static struct storage *st;
+#include "tests/unit/fixture.h"
 
 /* ------------------------------------------------------------------------
- * Helpers
+ * Helpers (the directory, keys and tables: fixture.c)
  * ---------------------------------------------------------------------- */
 
-static int
-rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void
-dir_setup(void)
-{
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_txn.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    st = NULL;
-}
-
-static void
-dir_teardown(void)
-{
-    storage_close(st);
-    st = NULL;
-    nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
-}
-
+/* A key of partition key pk alone. */
 static void
 mk_key(struct item_key *k, const char *pk)
 {
-    unsigned int hl = 0;
-
-    memset(k, 0, sizeof(*k));
-    ck_assert_int_eq(EVP_Digest(pk, strlen(pk), k->hash, &hl, EVP_md5(),
-                                NULL), 1);
-    memcpy(k->pk, pk, strlen(pk));
-    k->pk_len = strlen(pk);
-}
-
-static struct stable *
-mk_table(const char *name, unsigned nparts)
-{
-    struct ddb_err err;
-    json_t *desc = json_pack("{s:s}", "TableName", name);
-
-    ddb_err_init(&err);
-    ck_assert_int_eq(storage_table_create(st, name, desc, nparts, &err), 0);
-    json_decref(desc);
-    return storage_table_get(st, name);
+    fixture_skey(k, pk, NULL);
 }
 
 /* Put {"pk": pk, "v": N} directly. */
@@ -100,46 +52,17 @@ put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
     return 0;
 }
 
-static int
-del_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    (void)arg;
-    (void)old;
-    (void)new_item;
-    (void)new_size;
-    (void)keep;
-    (void)err;
-    return 0;
-}
-
 /* v of the stored item, or -1 if absent. */
 static long
 get_v(struct stable *t, const char *pk)
 {
-    struct item_key k;
-    struct ddb_err err;
-    json_t *item = NULL;
-    long v = -1;
-
-    ddb_err_init(&err);
-    mk_key(&k, pk);
-    ck_assert_int_eq(stable_get(t, &k, &item, &err), 0);
-    if (item != NULL) {
-        v = atol(json_string_value(
-            json_object_get(json_object_get(item, "v"), "N")));
-        json_decref(item);
-    }
-    return v;
+    return fixture_get_num(t, pk, NULL, "v");
 }
 
 static long
 item_v(const json_t *item)
 {
-    if (item == NULL)
-        return -1;
-    return atol(json_string_value(
-        json_object_get(json_object_get(item, "v"), "N")));
+    return fixture_num(item, "v");
 }
 
 static int journal_rows(void);
@@ -160,8 +83,8 @@ START_TEST(test_txn_commit_across_tables)
     ddb_err_init(&err);
     st = storage_open(_i == 0 ? tmpdir : NULL, &err);
     ck_assert_ptr_nonnull(st);
-    a = mk_table("ta", 4);
-    b = mk_table("tb", 3);
+    a = fixture_table("ta", 4);
+    b = fixture_table("tb", 3);
     for (int i = 0; i < 6; i++) {
         snprintf(name, sizeof(name), "k%d", i);
         pa[i] = (struct put_arg){ .pk = strdup(name), .v = 7 };
@@ -182,8 +105,8 @@ START_TEST(test_txn_commit_across_tables)
     ck_assert_uint_eq(count, 3);
     ck_assert_uint_eq(bytes, 30);
     /* delete two, keep the rest; stats follow */
-    ops[0].fn = del_fn;
-    ops[1].fn = del_fn;
+    ops[0].fn = fixture_del_fn;
+    ops[1].fn = fixture_del_fn;
     ck_assert_int_eq(stable_txn(ops, 2, &err), 0);
     ck_assert_int_eq(get_v(a, "k0"), -1);
     ck_assert_int_eq(get_v(b, "k1"), -1);
@@ -213,7 +136,7 @@ START_TEST(test_txn_cancel_calls_every_fn)
     ddb_err_init(&err);
     st = storage_open(tmpdir, &err);
     ck_assert_ptr_nonnull(st);
-    a = mk_table("tc", 4);
+    a = fixture_table("tc", 4);
     for (int i = 0; i < 4; i++) {
         ops[i].t = a;
         mk_key(&ops[i].k, pa[i].pk);
@@ -251,8 +174,8 @@ START_TEST(test_txn_read_only_and_get)
     ddb_err_init(&err);
     st = storage_open(NULL, &err);
     ck_assert_ptr_nonnull(st);
-    a = mk_table("tr", 2);
-    b = mk_table("ts", 1);
+    a = fixture_table("tr", 2);
+    b = fixture_table("ts", 1);
     ops[0].t = a;
     mk_key(&ops[0].k, "r");         /* read-only: locks, writes nothing */
     ops[1].t = b;
@@ -343,8 +266,8 @@ START_TEST(test_txn_journal_replay)
     ddb_err_init(&err);
     st = storage_open(tmpdir, &err);
     ck_assert_ptr_nonnull(st);
-    a = mk_table("ja", 4);
-    b = mk_table("jb", 2);
+    a = fixture_table("ja", 4);
+    b = fixture_table("jb", 2);
     memcpy(ida, a->id, sizeof(ida));
     memcpy(idb, b->id, sizeof(idb));
     /* an item the replayed transaction deletes */
@@ -509,8 +432,8 @@ START_TEST(test_txn_isolation_with_splits)
     ddb_err_init(&err);
     st = storage_open(_i == 0 ? tmpdir : NULL, &err);
     ck_assert_ptr_nonnull(st);
-    s.a = mk_table("ia", 2);
-    s.b = mk_table("ib", 1);
+    s.a = fixture_table("ia", 2);
+    s.b = fixture_table("ib", 1);
     for (int i = 0; i < NKEYS; i++) {
         pa = (struct put_arg){ .pk = iso_keys[i], .v = TOTAL / NKEYS };
         mk_key(&k, iso_keys[i]);
@@ -548,20 +471,20 @@ txn_suite(void)
     TCase *tc;
 
     tc = tcase_create("commit");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_loop_test(tc, test_txn_commit_across_tables, 0, 2);
     tcase_add_test(tc, test_txn_cancel_calls_every_fn);
     tcase_add_test(tc, test_txn_read_only_and_get);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("journal");
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_txn_journal_replay);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("isolation");
     tcase_set_timeout(tc, 60);
-    tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_loop_test(tc, test_txn_isolation_with_splits, 0, 2);
     suite_add_tcase(s, tc);
     return s;

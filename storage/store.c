@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* store.c - the store on disk and its start-up: the data directory
+ * (<data_dir>/LOCK, catalog.db, tables/<table id>/<partition id>.db),
+ * storage_open() with the recovery it runs before serving (journal replay,
+ * orphan sweep) and storage_close(). catalog.c keeps the catalog, table.c
+ * the open tables. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "storage/storage_int.h"
+#include "storage/util.h"
+
+/* ------------------------------------------------------------------------
+ * Files and ids
+ * ---------------------------------------------------------------------- */
+
+void
+storage_new_id(char out[STORAGE_ID_LEN + 1])
+{
+    static atomic_uint counter;
+    uint8_t b[STORAGE_ID_LEN / 2];
+
+    if (RAND_bytes(b, (int)sizeof(b)) != 1) {
+        uint64_t v = (uint64_t)time(NULL) << 20 ^
+                     atomic_fetch_add(&counter, 1) ^ (uint64_t)getpid() << 40;
+
+        for (size_t i = 0; i < sizeof(b); i++)
+            b[i] = (uint8_t)(v >> (8 * (i % 8)));
+    }
+    for (size_t i = 0; i < sizeof(b); i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+int
+storage_mkdir_p(const char *path, struct ddb_err *err)
+{
+    char *p = xstrdup(path);
+    int rc = -1;
+
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            goto out;
+        *c = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        goto out;
+    rc = 0;
+out:
+    if (rc != 0)
+        ddb_err_set(err, DDB_INTERNAL, "storage: mkdir %s: %s", p,
+                    strerror(errno));
+    free(p);
+    return rc;
+}
+
+void
+storage_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char *f;
+
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            f = xasprintf("%s/%s", dir, e->d_name);
+            (void)unlink(f);
+            free(f);
+        }
+        closedir(d);
+    }
+    (void)rmdir(dir);
+}
+
+char *
+storage_part_path(const char *dir, const char *part_id)
+{
+    return xasprintf("%s/%s.db", dir, part_id);
+}
+
+sqlite3 *
+storage_db_open(const char *path, int flags, struct ddb_err *err)
+{
+    sqlite3 *db = NULL;
+
+    if (sqlite3_open_v2(path ? path : ":memory:", &db, flags, NULL) !=
+        SQLITE_OK) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: open %s: %s",
+                    path ? path : ":memory:",
+                    db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, STORAGE_BUSY_TIMEOUT_MS);
+    return db;
+}
+
+/* ------------------------------------------------------------------------
+ * Start-up recovery: files nobody names
+ * ---------------------------------------------------------------------- */
+
+/* Does name start with an id (STORAGE_ID_LEN lowercase hex digits) followed
+ * by one of suffixes? Only such names are ever removed by the sweep. */
+static bool
+is_id_name(const char *name, bool dir)
+{
+    static const char *const sfx[] = { ".db", ".db-wal", ".db-shm",
+                                       ".db-journal" };
+
+    for (int i = 0; i < STORAGE_ID_LEN; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') ||
+              (name[i] >= 'a' && name[i] <= 'f')))
+            return false;
+    if (dir)
+        return name[STORAGE_ID_LEN] == '\0';
+    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+        if (strcmp(name + STORAGE_ID_LEN, sfx[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Is file name (as found in a table dir) one of t's partition files? */
+static bool
+is_live_file(const struct stable *t, const char *fname)
+{
+    const struct playout *l = playout_of(t);
+    size_t len = strcspn(fname, ".-");
+
+    for (unsigned i = 0; i < l->map.n; i++)
+        if (strlen(l->files[i]) == len &&
+            memcmp(l->files[i], fname, len) == 0 &&
+            strncmp(fname + len, ".db", 3) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * Remove what an interrupted create, delete or split left behind: table
+ * directories the catalog does not know and partition files no layout
+ * lists. The catalog is the truth; files are created before it names them
+ * and removed after it forgets them.
+ */
+static void
+sweep_orphans(struct storage *s)
+{
+    char *tdir = xasprintf("%s/tables", s->data_dir);
+    DIR *d = opendir(tdir);
+    struct dirent *e;
+
+    if (d == NULL)
+        goto out;
+    while ((e = readdir(d)) != NULL) {
+        struct stable *t;
+        char *path;
+
+        if (!is_id_name(e->d_name, true))
+            continue;                   /* not ours: leave it */
+        path = xasprintf("%s/%s", tdir, e->d_name);
+        t = storage_table_by_id(s, e->d_name);
+        if (t == NULL) {
+            storage_remove_dir(path);
+        } else {
+            DIR *pd = opendir(path);
+            struct dirent *pe;
+
+            while (pd != NULL && (pe = readdir(pd)) != NULL) {
+                char *f;
+
+                if (!is_id_name(pe->d_name, false) ||
+                    is_live_file(t, pe->d_name))
+                    continue;
+                f = xasprintf("%s/%s", path, pe->d_name);
+                (void)unlink(f);
+                free(f);
+            }
+            if (pd != NULL)
+                closedir(pd);
+        }
+        free(path);
+    }
+    closedir(d);
+out:
+    free(tdir);
+}
+
+/* ------------------------------------------------------------------------
+ * Open and close the store
+ * ---------------------------------------------------------------------- */
+
+/* Each open partition holds two descriptors (database and WAL); a test
+ * suite that makes hundreds of tables would hit the usual soft limit of
+ * 1024, so raise it to the hard limit. */
+static void
+raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/*
+ * Open the store at data_dir (created if missing), or in memory when
+ * data_dir is NULL, and reopen every table in the catalog. Returns a new
+ * store (storage_close() frees it) or NULL with err set.
+ */
+struct storage *
+storage_open(const char *data_dir, struct ddb_err *err)
+{
+    struct storage *s = xcalloc(1, sizeof(*s));
+    char *path = NULL, *tdir = NULL;
+
+    s->lock_fd = -1;
+    pthread_mutex_init(&s->cat_mu, NULL);
+    pthread_mutex_init(&s->ddl_mu, NULL);
+    pthread_rwlock_init(&s->map_mu, NULL);
+    if (data_dir != NULL) {
+        raise_fd_limit();
+        s->data_dir = xstrdup(data_dir);
+        tdir = xasprintf("%s/tables", data_dir);
+        if (storage_mkdir_p(tdir, err) != 0)
+            goto fail;
+        /* one process per data directory: partitions are opened with
+         * SQLite's exclusive locking mode, and the orphan sweep below
+         * assumes nobody else is creating files */
+        path = xasprintf("%s/LOCK", data_dir);
+        s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+            ddb_err_set(err, DDB_INTERNAL,
+                        "storage: data directory %s is in use by another "
+                        "process (%s)", data_dir, strerror(errno));
+            goto fail;
+        }
+        free(path);
+        path = xasprintf("%s/catalog.db", data_dir);
+    }
+    if (catalog_open(s, path, err) != 0 ||
+        txn_journal_replay(s, err) != 0)     /* txn.c: before serving */
+        goto fail;
+    if (s->data_dir != NULL)
+        sweep_orphans(s);
+    free(path);
+    free(tdir);
+    return s;
+fail:
+    free(path);
+    free(tdir);
+    storage_close(s);
+    return NULL;
+}
+
+/*
+ * Close the store. Every handle from storage_table_get() must have been
+ * released: handles point back at the store.
+ */
+void
+storage_close(struct storage *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->ntables; i++)
+        stable_release(s->tables[i]);
+    free(s->tables);
+    sqlite3_close(s->cat);
+    pthread_rwlock_destroy(&s->map_mu);
+    pthread_mutex_destroy(&s->ddl_mu);
+    pthread_mutex_destroy(&s->cat_mu);
+    free(s->data_dir);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);              /* releases the flock */
+    free(s);
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/* fixture.c - the store suites' shared set-up and helpers (fixture.h): a
+ * temporary directory named after the suite, removed with its contents
+ * after each test, and keys, tables and items built without api/. */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <openssl/evp.h>
+
+#include "tests/unit/fixture.h"
+
+char tmpdir[64];
+struct storage *st;
+
+static int
+rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void
+fixture_setup(void)
+{
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/%s.XXXXXX",
+             program_invocation_short_name);
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    st = NULL;
+}
+
+void
+fixture_teardown(void)
+{
+    storage_close(st);
+    st = NULL;
+    nftw(tmpdir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void
+fixture_key(struct item_key *k, const void *pk, size_t pk_len,
+            const void *sk, size_t sk_len)
+{
+    unsigned int hl = 0;
+
+    memset(k, 0, sizeof(*k));
+    ck_assert_int_eq(EVP_Digest(pk, pk_len, k->hash, &hl, EVP_md5(), NULL),
+                     1);
+    memcpy(k->pk, pk, pk_len);
+    k->pk_len = pk_len;
+    if (sk_len > 0)
+        memcpy(k->sk, sk, sk_len);
+    k->sk_len = sk_len;
+}
+
+void
+fixture_skey(struct item_key *k, const char *pk, const char *sk)
+{
+    fixture_key(k, pk, strlen(pk), sk, sk ? strlen(sk) : 0);
+}
+
+struct stable *
+fixture_table(const char *name, unsigned nparts)
+{
+    struct ddb_err err;
+    json_t *desc = json_pack("{s:s}", "TableName", name);
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(storage_table_create(st, name, desc, nparts, &err), 0);
+    json_decref(desc);
+    return storage_table_get(st, name);
+}
+
+long
+fixture_num(const json_t *item, const char *attr)
+{
+    if (item == NULL)
+        return -1;
+    return atol(json_string_value(
+        json_object_get(json_object_get(item, attr), "N")));
+}
+
+long
+fixture_get_num(struct stable *t, const char *pk, const char *sk,
+                const char *attr)
+{
+    struct item_key k;
+    struct ddb_err err;
+    json_t *item = NULL;
+    long n;
+
+    ddb_err_init(&err);
+    fixture_skey(&k, pk, sk);
+    ck_assert_int_eq(stable_get(t, &k, &item, &err), 0);
+    n = fixture_num(item, attr);
+    json_decref(item);
+    return n;
+}
+
+int
+fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
+               size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)arg;
+    (void)old;
+    (void)new_item;
+    (void)new_size;
+    (void)keep;
+    (void)err;
+    return 0;
+}

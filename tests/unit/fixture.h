@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* fixture.h - what the store's suites (check_storage.c, check_txn.c)
+ * share: a fresh temporary directory per test with the store opened in it
+ * closed and removed afterwards, and keys, tables and items built without
+ * api/. Linked into each of those suites (fixture.c). */
+#ifndef SHARDLOCAL_TEST_FIXTURE_H
+#define SHARDLOCAL_TEST_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "storage/storage.h"
+
+extern char tmpdir[64];             /* /tmp/<suite>.XXXXXX, per test */
+extern struct storage *st;          /* the test opens it; tear-down closes */
+
+/* tcase_add_checked_fixture() pair: make tmpdir (st NULL); close st and
+ * remove tmpdir with everything in it. */
+void fixture_setup(void);
+void fixture_teardown(void);
+
+/* k from raw partition and sort key bytes (sk_len 0: no sort key), hashed
+ * with MD5 here, independently of item_codec.c; the rest of k zeroed. */
+void fixture_key(struct item_key *k, const void *pk, size_t pk_len,
+                 const void *sk, size_t sk_len);
+/* The same from strings; sk NULL for none. */
+void fixture_skey(struct item_key *k, const char *pk, const char *sk);
+
+/* Create table name with nparts partitions in st; a new handle to it. */
+struct stable *fixture_table(const char *name, unsigned nparts);
+
+/* N attribute attr of item as a long; -1 if item is NULL. */
+long fixture_num(const json_t *item, const char *attr);
+/* fixture_num() of the stored item (pk, sk) of t; -1 if absent. */
+long fixture_get_num(struct stable *t, const char *pk, const char *sk,
+                     const char *attr);
+
+/* stable_mutate_fn that deletes the item. */
+int fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err);
+
+#endif
