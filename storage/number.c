@@ -16,7 +16,8 @@
 #define NUM_EXP_MIN (-130)
 #define NUM_EXP_MAX 125
 
-#define MSG_DIGITS "Attempting to store more than 38 significant digits in a Number"
+#define MSG_DIGITS \
+    "Attempting to store more than 38 significant digits in a Number"
 #define MSG_OVERFLOW "Number overflow. Attempting to store a number with " \
     "magnitude larger than supported range"
 #define MSG_UNDERFLOW "Number underflow. Attempting to store a number with " \

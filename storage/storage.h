@@ -27,7 +27,7 @@ enum ddb_errtype {
     DDB_THROUGHPUT_EXCEEDED,        /* ProvisionedThroughputExceededException */
     DDB_THROTTLING,                 /* ThrottlingException */
     DDB_REQUEST_LIMIT_EXCEEDED,     /* RequestLimitExceeded */
-    DDB_ITEM_COLLECTION_SIZE_LIMIT, /* ItemCollectionSizeLimitExceededException */
+    DDB_ITEM_COLLECTION_SIZE_LIMIT, /* ItemCollectionSizeLimit...Exception */
     DDB_TRANSACTION_CANCELED,       /* TransactionCanceledException */
     DDB_TRANSACTION_CONFLICT,       /* TransactionConflictException */
     DDB_TRANSACTION_IN_PROGRESS,    /* TransactionInProgressException */

@@ -522,7 +522,7 @@ bw_table_check(struct bw_table *bt, size_t *total, struct ddb_err *err)
                        json_object_get(wr, put ? "PutRequest"
                                                : "DeleteRequest"));
         if ((put ? write_take_item(&r->w, err)
-                 : write_take_key(&r->w, err)) != 0)
+             : write_take_key(&r->w, err)) != 0)
             return -1;
         if ((put ? r->w.item : r->w.key) == NULL)
             return ddb_err_set(err, DDB_VALIDATION, "1 validation error "

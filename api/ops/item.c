@@ -277,38 +277,28 @@ write_prepare(struct write_req *w, struct ddb_err *err)
     return 0;
 }
 
+/* Start s's write of this kind on req, then its request checks. */
 static int
-put_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
-            struct ddb_err *err)
+write_state_prepare(void *arg, enum write_kind kind, const json_t *req,
+                    struct ddb_err *err)
 {
     struct write_state *s = arg;
 
-    (void)ctx;
-    write_req_init(&s->w, WRITE_PUT, req);
+    write_req_init(&s->w, kind, req);
     return write_prepare(&s->w, err);
 }
 
-static int
-update_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
-               struct ddb_err *err)
-{
-    struct write_state *s = arg;
-
-    (void)ctx;
-    write_req_init(&s->w, WRITE_UPDATE, req);
-    return write_prepare(&s->w, err);
-}
-
-static int
-delete_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
-               struct ddb_err *err)
-{
-    struct write_state *s = arg;
-
-    (void)ctx;
-    write_req_init(&s->w, WRITE_DELETE, req);
-    return write_prepare(&s->w, err);
-}
+/* The prepare step of each write kind. */
+#define WRITE_PREPARE(fn, kind)                                             \
+    static int fn(struct api_ctx *ctx, const json_t *req, void *arg,        \
+                  struct ddb_err *err)                                      \
+    {                                                                       \
+        (void)ctx;                                                          \
+        return write_state_prepare(arg, kind, req, err);                    \
+    }
+WRITE_PREPARE(put_prepare, WRITE_PUT)
+WRITE_PREPARE(update_prepare, WRITE_UPDATE)
+WRITE_PREPARE(delete_prepare, WRITE_DELETE)
 
 /* The key and the table's indexes, an item an ongoing transaction holds;
  * a Put admits at its item's units, Update and Delete at 1. */

@@ -71,7 +71,8 @@ check_key_schema(struct read_req *r, struct ddb_err *err)
         const json_t *c, *avl;
         const char *op;
 
-        if (r->esk != NULL && read_esk_piece(r->esk, name, type, is_hash, err) != 0)
+        if (r->esk != NULL &&
+            read_esk_piece(r->esk, name, type, is_hash, err) != 0)
             return -1;
         if (kcs == NULL || json_is_null(kcs))
             continue;               /* KeyConditionExpression: expr_keycond */
@@ -174,12 +175,13 @@ query_validate(struct read_req *r, struct ddb_err *err)
     bool kce = json_has(req, "KeyConditionExpression");
     size_t n;
 
-    if (read_check_select(r, err) != 0 || req_exprs_begin(&r->x, req, err) != 0)
+    if (read_check_select(r, err) != 0 ||
+        req_exprs_begin(&r->x, req, err) != 0)
         return -1;
     if (read_parse_legacy(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
-                     err) != 0 ||
+                          err) != 0 ||
         read_parse_legacy(&r->x, req, EXPR_PROJECTION, "AttributesToGet",
-                     &r->proj, err) != 0)
+                          &r->proj, err) != 0)
         return -1;
     if (read_esk_validate_values(r, err) != 0)
         return -1;
@@ -191,19 +193,11 @@ query_validate(struct read_req *r, struct ddb_err *err)
     if (kce && req_exprs_parse(&r->x, req, EXPR_KEY_CONDITION, NULL,
                                &r->keycond, err) != 0)
         return -1;
-    if (json_has(req, "FilterExpression") &&
-        req_exprs_parse(&r->x, req, EXPR_FILTER, "QueryFilter", &r->filter,
-                        err) != 0)
-        return -1;
-    if (json_has(req, "ProjectionExpression") &&
-        req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                        err) != 0)
-        return -1;
-    if (req_exprs_check_unused(&r->x, req, err) != 0)
+    if (read_parse_exprs(r, "QueryFilter", err) != 0)
         return -1;
     if (!kce) {
-        if (read_parse_legacy(&r->x, req, EXPR_KEY_CONDITION, "KeyConditions",
-                         &r->keycond, err) != 0)
+        if (read_parse_legacy(&r->x, req, EXPR_KEY_CONDITION,
+                              "KeyConditions", &r->keycond, err) != 0)
             return -1;
         n = json_object_size(json_object_get(req, "KeyConditions"));
         if (n != 1 && n != 2)
@@ -248,6 +242,18 @@ query_check_start(struct read_req *r, const struct keycond *kc,
     return 0;
 }
 
+/* Rewrite the encoded index sort key value v (l bytes) in place as its
+ * bound on the composite sort key (index_sk_bound); tmp is scratch
+ * (KEY_BYTES_MAX). Returns the new length. */
+static size_t
+rebound(uint8_t *v, size_t l, uint8_t tail, uint8_t *tmp)
+{
+    size_t n = index_sk_bound(v, l, tail, tmp);
+
+    memcpy(v, tmp, n);
+    return n;
+}
+
 /*
  * The sort-key range on an index's composite sort key for the key
  * condition on the index sort key (index.c design note): v1/v2 are
@@ -259,49 +265,35 @@ index_range(const struct keycond *kc, struct sk_range *range, uint8_t *v1,
             size_t l1, uint8_t *v2, size_t l2)
 {
     uint8_t *tmp = xmalloc(KEY_BYTES_MAX);
-    size_t n1 = 0, n2 = 0;
 
     memset(range, 0, sizeof(*range));
     switch (kc->op) {
     case KC_NONE:
         break;
     case KC_EQ:
-        n1 = index_sk_bound(v1, l1, 0x00, tmp);
-        memcpy(v1, tmp, n1);
         range->prefix = v1;
-        range->prefix_len = n1;
+        range->prefix_len = rebound(v1, l1, 0x00, tmp);
         break;
     case KC_LT:
     case KC_LE:
-        n1 = index_sk_bound(v1, l1, kc->op == KC_LT ? 0x00 : 0x01, tmp);
-        memcpy(v1, tmp, n1);
         range->hi = v1;
-        range->hi_len = n1;
+        range->hi_len = rebound(v1, l1, kc->op == KC_LT ? 0x00 : 0x01, tmp);
         break;
     case KC_GT:
     case KC_GE:
-        n1 = index_sk_bound(v1, l1, kc->op == KC_GE ? 0x00 : 0x01, tmp);
-        memcpy(v1, tmp, n1);
-        range->lo = v1;
-        range->lo_len = n1;
-        range->lo_incl = true;
-        break;
     case KC_BETWEEN:
-        n1 = index_sk_bound(v1, l1, 0x00, tmp);
-        memcpy(v1, tmp, n1);
-        n2 = index_sk_bound(v2, l2, 0x01, tmp);
-        memcpy(v2, tmp, n2);
         range->lo = v1;
-        range->lo_len = n1;
+        range->lo_len = rebound(v1, l1, kc->op == KC_GT ? 0x01 : 0x00, tmp);
         range->lo_incl = true;
-        range->hi = v2;
-        range->hi_len = n2;
+        if (kc->op == KC_BETWEEN) {
+            range->hi = v2;
+            range->hi_len = rebound(v2, l2, 0x01, tmp);
+        }
         break;
     case KC_BEGINS_WITH:
-        n1 = index_sk_prefix(v1, l1, tmp);
-        memcpy(v1, tmp, n1);
         range->prefix = v1;
-        range->prefix_len = n1;
+        range->prefix_len = index_sk_prefix(v1, l1, tmp);
+        memcpy(v1, tmp, range->prefix_len);
         break;
     }
     free(tmp);
@@ -662,38 +654,26 @@ out:
     return rc;
 }
 
+/* The checks against the table: the start key's size, then the legacy
+ * key conditions against the key schema. */
+static int
+query_check(struct read_req *r, struct ddb_err *err)
+{
+    if (r->esk != NULL && json_object_size(r->esk) != read_esk_attr_count(r))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "The provided starting key is invalid");
+    return check_key_schema(r, err);
+}
+
+static const struct read_steps query_steps = {
+    OP_QUERY, query_validate, query_check, query_run
+};
+
 /* Query: validate, resolve the table, check the key condition and start
  * key against the schema, read one page of the partition key's items. */
 int
 api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
           struct ddb_err *err)
 {
-    struct read_req rr;
-    struct read_req *r = &rr;
-    struct page pg;
-    int rc = -1;
-
-    memset(&pg, 0, sizeof(pg));
-    read_req_init(r, OP_QUERY, ctx, req);
-    if (query_validate(r, err) != 0 || read_open(r, err) != 0)
-        goto out;
-    if (r->esk != NULL && json_object_size(r->esk) != read_esk_attr_count(r)) {
-        ddb_err_set(err, DDB_VALIDATION,
-                    "The provided starting key is invalid");
-        goto out;
-    }
-    if (check_key_schema(r, err) != 0)
-        goto out;
-    if (read_page_begin(r, &pg, err) != 0)
-        goto out;
-    if (query_run(r, &pg, err) != 0 || read_page_fetch(r, &pg, err) != 0)
-        goto out;
-    *resp = read_page_reply(r, &pg);
-    rc = 0;
-out:
-    gate_charge(ctx, &r->th, capacity_read_units(pg.bytes,
-                                                        r->consistent));
-    read_page_fini(&pg);
-    read_req_fini(r);
-    return rc;
+    return read_run(&query_steps, ctx, req, resp, err);
 }

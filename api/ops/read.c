@@ -35,8 +35,9 @@ member_str(const json_t *req, const char *name)
  * expressions. *out is NULL when the member is absent.
  */
 int
-read_parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
-             const char *member, struct expr **out, struct ddb_err *err)
+read_parse_legacy(struct req_exprs *x, const json_t *req,
+                  enum expr_kind kind, const char *member, struct expr **out,
+                  struct ddb_err *err)
 {
     *out = NULL;
     if (!json_has(req, member))
@@ -48,6 +49,23 @@ read_parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
 /* ------------------------------------------------------------------------
  * Select and its projections
  * ---------------------------------------------------------------------- */
+
+int
+read_parse_exprs(struct read_req *r, const char *filter_param,
+                 struct ddb_err *err)
+{
+    const json_t *req = r->req;
+
+    if (json_has(req, "FilterExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_FILTER, filter_param, &r->filter,
+                        err) != 0)
+        return -1;
+    if (json_has(req, "ProjectionExpression") &&
+        req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
+                        err) != 0)
+        return -1;
+    return req_exprs_check_unused(&r->x, req, err);
+}
 
 /*
  * DynamoDB's rules for Select with ProjectionExpression/AttributesToGet.
@@ -367,13 +385,12 @@ read_check_nested_keys(struct read_req *r, const char *member,
 
 /* Scan throttling: close the open run, charging it to its partition when
  * that is not the admitted one (whose bytes the final charge pays). */
-void
-read_scan_run_flush(struct read_req *r, struct page *pg)
+static void
+scan_run_flush(struct read_req *r, struct page *pg)
 {
     if (pg->run_on && r->th.admitted && pg->run_part != r->th.tk.part) {
         gate_charge_other(r->ctx, &r->th, pg->run_part,
-                                 capacity_read_units(pg->run_bytes,
-                                                     r->consistent));
+                          capacity_read_units(pg->run_bytes, r->consistent));
         pg->other_bytes += pg->run_bytes;
     }
     pg->run_on = false;
@@ -394,7 +411,7 @@ scan_run(struct read_req *r, struct page *pg, const struct item_key *k,
         return;
     part = stable_part_of(r->src, k->hash);
     if (pg->run_on && part != pg->run_part)
-        read_scan_run_flush(r, pg);
+        scan_run_flush(r, pg);
     pg->run_on = true;
     pg->run_part = part;
     pg->run_bytes += size;
@@ -608,4 +625,33 @@ read_req_options(struct read_req *r)
     r->consistent = json_is_true(json_object_get(r->req, "ConsistentRead"));
     v = json_object_get(r->req, "ScanIndexForward");
     r->forward = !json_is_false(v);
+}
+
+/* ------------------------------------------------------------------------
+ * The read path
+ * ---------------------------------------------------------------------- */
+
+int
+read_run(const struct read_steps *s, struct api_ctx *ctx, const json_t *req,
+         json_t **resp, struct ddb_err *err)
+{
+    struct read_req r;
+    struct page pg;
+    int rc = -1;
+
+    memset(&pg, 0, sizeof(pg));
+    read_req_init(&r, s->op, ctx, req);
+    if (s->validate(&r, err) != 0 || read_open(&r, err) != 0 ||
+        s->check(&r, err) != 0 || read_page_begin(&r, &pg, err) != 0 ||
+        s->run(&r, &pg, err) != 0 || read_page_fetch(&r, &pg, err) != 0)
+        goto out;
+    *resp = read_page_reply(&r, &pg);
+    rc = 0;
+out:
+    scan_run_flush(&r, &pg);
+    gate_charge(ctx, &r.th, capacity_read_units(pg.bytes - pg.other_bytes,
+                                                r.consistent));
+    read_page_fini(&pg);
+    read_req_fini(&r);
+    return rc;
 }

@@ -71,6 +71,26 @@ struct page {
 };
 
 /* ------------------------------------------------------------------------
+ * The one read path: Query and Scan are its steps.
+ * ---------------------------------------------------------------------- */
+
+struct read_steps {
+    enum read_op op;
+    /* The request-only checks, in DynamoDB's order. */
+    int (*validate)(struct read_req *r, struct ddb_err *err);
+    /* The checks against the table (and index), once it is open. */
+    int (*check)(struct read_req *r, struct ddb_err *err);
+    /* Admit the page's read on its partition, then read the page. */
+    int (*run)(struct read_req *r, struct page *pg, struct ddb_err *err);
+};
+
+/* Run a read: validate, open the table, check, read one page, fetch LSI
+ * items, reply; the admitted partition is charged what was read there,
+ * whatever happened. */
+int read_run(const struct read_steps *s, struct api_ctx *ctx,
+             const json_t *req, json_t **resp, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
  * The request (read.c)
  * ---------------------------------------------------------------------- */
 
@@ -87,6 +107,10 @@ int read_open(struct read_req *r, struct ddb_err *err);
 int read_parse_legacy(struct req_exprs *x, const json_t *req,
                       enum expr_kind kind, const char *member,
                       struct expr **out, struct ddb_err *err);
+/* FilterExpression (or filter_param, QueryFilter / ScanFilter), then
+ * ProjectionExpression, then the unused names/values checks. */
+int read_parse_exprs(struct read_req *r, const char *filter_param,
+                     struct ddb_err *err);
 /* DynamoDB's rules for Select with ProjectionExpression/AttributesToGet. */
 int read_check_select(const struct read_req *r, struct ddb_err *err);
 /* Key attributes may not be reached into ('.', '[]') by member's
@@ -118,8 +142,6 @@ int read_page_begin(struct read_req *r, struct page *pg, struct ddb_err *err);
 /* LSI rows read without their projected attributes: fetch their items from
  * the table, then filter and project them. */
 int read_page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err);
-/* Close a Scan's run on another partition: charge its bytes there. */
-void read_scan_run_flush(struct read_req *r, struct page *pg);
 /* The reply of a finished page; its units recorded for ConsumedCapacity. */
 json_t *read_page_reply(struct read_req *r, struct page *pg);
 void read_page_fini(struct page *pg);

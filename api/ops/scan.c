@@ -72,24 +72,17 @@ scan_validate(struct read_req *r, struct ddb_err *err)
 {
     const json_t *req = r->req;
 
-    if (read_check_select(r, err) != 0 || req_exprs_begin(&r->x, req, err) != 0)
+    if (read_check_select(r, err) != 0 ||
+        req_exprs_begin(&r->x, req, err) != 0)
         return -1;
     if (read_parse_legacy(&r->x, req, EXPR_PROJECTION, "AttributesToGet",
-                     &r->proj, err) != 0 ||
+                          &r->proj, err) != 0 ||
         read_parse_legacy(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
-                     err) != 0)
+                          err) != 0)
         return -1;
     if (read_esk_validate_values(r, err) != 0 || scan_segments(r, err) != 0)
         return -1;
-    if (json_has(req, "FilterExpression") &&
-        req_exprs_parse(&r->x, req, EXPR_FILTER, "ScanFilter", &r->filter,
-                        err) != 0)
-        return -1;
-    if (json_has(req, "ProjectionExpression") &&
-        req_exprs_parse(&r->x, req, EXPR_PROJECTION, NULL, &r->proj,
-                        err) != 0)
-        return -1;
-    if (req_exprs_check_unused(&r->x, req, err) != 0)
+    if (read_parse_exprs(r, "ScanFilter", err) != 0)
         return -1;
     read_req_options(r);
     return 0;
@@ -120,67 +113,53 @@ scan_check_start(struct read_req *r, struct ddb_err *err)
     return 0;
 }
 
+/* The checks against the table: the start key, key attributes reached
+ * into by the projection or the filter. */
+static int
+scan_check(struct read_req *r, struct ddb_err *err)
+{
+    if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
+        read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
+        read_check_nested_keys(r, "FilterExpression", err) != 0)
+        return -1;
+    return 0;
+}
+
+/* The page asks the partition it starts in (a GSI's own, else the table's)
+ * and pays all it read there; reads past it are charged to their own
+ * partitions run by run. */
+static int
+scan_run(struct read_req *r, struct page *pg, struct ddb_err *err)
+{
+    uint8_t h[16] = { 0 };
+    int i, rc;
+
+    if (r->esk != NULL)
+        memcpy(h, r->start.hash, sizeof(h));
+    else
+        for (i = 0; i < 8; i++)
+            h[i] = (uint8_t)(r->lo >> (56 - 8 * i));
+    if (r->idx != NULL && r->idx->global
+            ? gate_admit_index(r->ctx, r->ot.name, r->idx, r->iset.desc, h,
+                               NULL, 0, THROTTLE_READ,
+                               r->consistent ? 1 : 0.5, &r->th, err) != 0
+            : gate_admit_hash(r->ctx, r->ot.t, h, NULL, 0, THROTTLE_READ,
+                              r->consistent ? 1 : 0.5, &r->th, err) != 0)
+        return -1;
+    rc = stable_scan(r->src, r->lo, r->hi, r->esk != NULL ? &r->start : NULL,
+                     read_page_row, pg, err);
+    return rc > 0 ? 0 : rc;
+}
+
+static const struct read_steps scan_steps = {
+    OP_SCAN, scan_validate, scan_check, scan_run
+};
+
 /* Scan: validate, resolve the table, read one page of the segment's hash
  * range in (hash, partition key, sort key) order. */
 int
 api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
          struct ddb_err *err)
 {
-    struct read_req rr;
-    struct read_req *r = &rr;
-    struct page pg;
-    int rc = -1;
-
-    memset(&pg, 0, sizeof(pg));
-    read_req_init(r, OP_SCAN, ctx, req);
-    if (scan_validate(r, err) != 0 || read_open(r, err) != 0)
-        goto out;
-    if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
-        read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
-        read_check_nested_keys(r, "FilterExpression", err) != 0)
-        goto out;
-    if (read_page_begin(r, &pg, err) != 0)
-        goto out;
-    /* Throttling: the page asks the partition it starts in (a GSI's own,
-     * else the table's) and pays all it read there. */
-    {
-        uint8_t h[16] = { 0 };
-        int i;
-
-        if (r->esk != NULL)
-            memcpy(h, r->start.hash, sizeof(h));
-        else
-            for (i = 0; i < 8; i++)
-                h[i] = (uint8_t)(r->lo >> (56 - 8 * i));
-        if (r->idx != NULL && r->idx->global
-                ? gate_admit_index(ctx, r->ot.name, r->idx,
-                                          r->iset.desc, h, NULL, 0,
-                                          THROTTLE_READ,
-                                          r->consistent ? 1 : 0.5, &r->th,
-                                          err) != 0
-                : gate_admit_hash(ctx, r->ot.t, h, NULL, 0,
-                                         THROTTLE_READ,
-                                         r->consistent ? 1 : 0.5, &r->th,
-                                         err) != 0)
-            goto out;
-    }
-    rc = stable_scan(r->src, r->lo, r->hi,
-                     r->esk != NULL ? &r->start : NULL, read_page_row, &pg, err);
-    if (rc > 0)
-        rc = 0;
-    if (rc == 0 && read_page_fetch(r, &pg, err) != 0)
-        rc = -1;
-    if (rc != 0) {
-        rc = -1;
-        goto out;
-    }
-    *resp = read_page_reply(r, &pg);
-out:
-    read_scan_run_flush(r, &pg);
-    gate_charge(ctx, &r->th, capacity_read_units(
-                                        pg.bytes - pg.other_bytes,
-                                        r->consistent));
-    read_page_fini(&pg);
-    read_req_fini(r);
-    return rc;
+    return read_run(&scan_steps, ctx, req, resp, err);
 }

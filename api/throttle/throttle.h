@@ -22,7 +22,8 @@ enum throttle_cause {
     THROTTLE_OK = 0,
     THROTTLE_KEY_RANGE,             /* partition ceiling or partition share;
                                        on-demand: also "still scaling" */
-    THROTTLE_PROVISIONED,           /* the table's provisioned rate is used up */
+    THROTTLE_PROVISIONED,           /* the table's provisioned rate is
+                                       used up */
     THROTTLE_MAX_ON_DEMAND,         /* OnDemandThroughput maximum */
     THROTTLE_ACCOUNT_LIMIT,         /* on-demand per-table quota (40,000) */
     THROTTLE_CAUSE_COUNT
