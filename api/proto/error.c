@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* error.c - the wire form of a struct ddb_err: one table maps each error
  * type to its code, __type namespace, HTTP status and message-key casing
- * (wire-protocol.md section 4). server/http.c sends what this builds. */
+ * (the JSON 1.0 protocol's error shape). api_dispatch() replies with what
+ * this builds. */
 
 #include <string.h>
 
@@ -64,7 +65,7 @@ static const struct {
                             KEY_LOWER },
     /* DynamoDB answers other paths and methods with a 404 whose body is
      * <UnknownOperationException/>; we send the same code as JSON so that
-     * JS clients can parse it (wire-protocol.md 4). */
+     * JS clients can parse it (the JSON 1.0 protocol). */
     [DDB_HTTP_NOT_FOUND] = { "UnknownOperationException", NS_CORAL_SVC, 404,
                              KEY_LOWER },
     [DDB_REQUEST_TOO_LARGE] = { "RequestEntityTooLargeException",

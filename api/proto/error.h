@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* error.h - wire form of errors: the __type namespace, HTTP status and the
- * message key casing for each enum ddb_errtype (wire-protocol.md 4). */
+ * message key casing for each enum ddb_errtype (the JSON 1.0 protocol). */
 #ifndef SHARDLOCAL_ERROR_H
 #define SHARDLOCAL_ERROR_H
 
