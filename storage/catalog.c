@@ -292,11 +292,7 @@ cat_load(struct storage *s, struct ddb_err *err)
         if (playout_open(l, t->dir, err) != 0)
             goto out;
     }
-    if (step != SQLITE_DONE) {
-        catalog_err(s, "catalog", err);
-        goto out;
-    }
-    rc = 0;
+    rc = step == SQLITE_DONE ? 0 : catalog_err(s, "catalog", err);
 out:
     sqlite3_finalize(st);
     return rc;

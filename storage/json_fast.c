@@ -126,58 +126,50 @@ next_member(struct fast *f, char close, bool first)
     return 0;
 }
 
-static json_t *
-parse_object(struct fast *f, int depth)
+/* An object member's key and the ':' after it, at f->p: sets (*k, *kn). */
+static bool
+scan_key(struct fast *f, const char **k, size_t *kn)
 {
-    json_t *obj = json_object(), *v;
-    const char *k;
-    size_t kn;
+    if (!scan_string(f, k, kn))
+        return false;
+    skip_ws(f);
+    if (f->p >= f->end || *f->p != ':')
+        return false;
+    f->p++;
+    skip_ws(f);
+    return true;
+}
+
+/* An object or array whose opening bracket is at f->p; NULL: decline. */
+static json_t *
+parse_container(struct fast *f, int depth)
+{
+    bool is_object = *f->p == '{';
+    char close = is_object ? '}' : ']';
+    json_t *c = is_object ? json_object() : json_array(), *v;
+    const char *k = NULL;
+    size_t kn = 0;
     int r;
 
-    if (obj == NULL)
+    if (c == NULL)
         return NULL;
-    for (r = next_member(f, '}', true); r == 0;
-         r = next_member(f, '}', false)) {
-        if (!scan_string(f, &k, &kn))
+    for (r = next_member(f, close, true); r == 0;
+         r = next_member(f, close, false)) {
+        if (is_object && !scan_key(f, &k, &kn))
             goto fail;
-        skip_ws(f);
-        if (f->p >= f->end || *f->p != ':')
-            goto fail;
-        f->p++;
-        skip_ws(f);
         v = parse_value(f, depth + 1);
         if (v == NULL)
             goto fail;
-        /* what jansson's parse_object() calls: a repeated key replaces
-         * the earlier value where it stands */
-        if (json_object_setn_new_nocheck(obj, k, kn, v) != 0)
+        /* for objects, what jansson's parse_object() calls: a repeated
+         * key replaces the earlier value where it stands */
+        if ((is_object ? json_object_setn_new_nocheck(c, k, kn, v)
+                       : json_array_append_new(c, v)) != 0)
             goto fail;
     }
     if (r > 0)
-        return obj;
+        return c;
 fail:
-    json_decref(obj);
-    return NULL;
-}
-
-static json_t *
-parse_array(struct fast *f, int depth)
-{
-    json_t *arr = json_array(), *v;
-    int r;
-
-    if (arr == NULL)
-        return NULL;
-    for (r = next_member(f, ']', true); r == 0;
-         r = next_member(f, ']', false)) {
-        v = parse_value(f, depth + 1);
-        if (v == NULL || json_array_append_new(arr, v) != 0)
-            goto fail;
-    }
-    if (r > 0)
-        return arr;
-fail:
-    json_decref(arr);
+    json_decref(c);
     return NULL;
 }
 
@@ -192,9 +184,8 @@ parse_value(struct fast *f, int depth)
         return NULL;
     switch (*f->p) {
     case '{':
-        return parse_object(f, depth);
     case '[':
-        return parse_array(f, depth);
+        return parse_container(f, depth);
     case '"':
         if (!scan_string(f, &s, &n))
             return NULL;

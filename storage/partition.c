@@ -644,20 +644,17 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
                             struct partition *a, struct partition *b,
                             struct ddb_err *err)
 {
+    struct partition *half[2] = { a, b };
     sqlite3_stmt *st = parent->st[ST_SCAN];
     uint8_t zero8[8] = { 0 };
-    bool in_a = false, in_b = false;
     int rc = -1, step;
 
     if (parent->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: split of a retired "
                                               "partition");
-    if (run_simple(a, ST_BEGIN, "split begin", err) != 0)
-        goto out;
-    in_a = true;
-    if (run_simple(b, ST_BEGIN, "split begin", err) != 0)
-        goto out;
-    in_b = true;
+    for (int i = 0; i < 2; i++)
+        if (run_simple(half[i], ST_BEGIN, "split begin", err) != 0)
+            goto out;
     a->count = a->bytes = b->count = b->bytes = 0;
     if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
         bind_blob(st, 2, parent->ff_blob, 17) != SQLITE_OK) {
@@ -677,27 +674,22 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
         sql_err(parent, err, "split read");
         goto out;
     }
-    if (run_simple(a, ST_COMMIT, "split commit", err) != 0)
-        goto out;
-    in_a = false;
-    if (run_simple(b, ST_COMMIT, "split commit", err) != 0)
-        goto out;
-    in_b = false;
-    if (sqlite3_wal_checkpoint_v2(a->db, NULL, SQLITE_CHECKPOINT_FULL, NULL,
-                                  NULL) != SQLITE_OK ||
-        sqlite3_wal_checkpoint_v2(b->db, NULL, SQLITE_CHECKPOINT_FULL, NULL,
-                                  NULL) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: split checkpoint failed");
-        goto out;
+    for (int i = 0; i < 2; i++)
+        if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
+            goto out;
+    for (int i = 0; i < 2; i++) {
+        if (sqlite3_wal_checkpoint_v2(half[i]->db, NULL, SQLITE_CHECKPOINT_FULL,
+                                      NULL, NULL) != SQLITE_OK) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: split checkpoint failed");
+            goto out;
+        }
     }
     a->stats_valid = b->stats_valid = true;
     rc = 0;
 out:
     stmt_done(st);
-    if (in_a)
-        rollback(a);
-    if (in_b)
-        rollback(b);
+    for (int i = 0; i < 2; i++)
+        rollback(half[i]);              /* where a transaction is open */
     return rc;
 }
 

@@ -227,6 +227,7 @@ storage_open(const char *data_dir, struct ddb_err *err)
 {
     struct storage *s = xcalloc(1, sizeof(*s));
     char *path = NULL, *tdir = NULL;
+    int rc = -1;
 
     s->lock_fd = -1;
     pthread_mutex_init(&s->cat_mu, NULL);
@@ -237,7 +238,7 @@ storage_open(const char *data_dir, struct ddb_err *err)
         s->data_dir = xstrdup(data_dir);
         tdir = xasprintf("%s/tables", data_dir);
         if (storage_mkdir_p(tdir, err) != 0)
-            goto fail;
+            goto out;
         /* one process per data directory: partitions are opened with
          * SQLite's exclusive locking mode, and the orphan sweep below
          * assumes nobody else is creating files */
@@ -247,24 +248,25 @@ storage_open(const char *data_dir, struct ddb_err *err)
             ddb_err_set(err, DDB_INTERNAL,
                         "storage: data directory %s is in use by another "
                         "process (%s)", data_dir, strerror(errno));
-            goto fail;
+            goto out;
         }
         free(path);
         path = xasprintf("%s/catalog.db", data_dir);
     }
     if (catalog_open(s, path, err) != 0 ||
         txn_journal_replay(s, err) != 0)     /* txn.c: before serving */
-        goto fail;
+        goto out;
     if (s->data_dir != NULL)
         sweep_orphans(s);
+    rc = 0;
+out:
     free(path);
     free(tdir);
+    if (rc != 0) {
+        storage_close(s);
+        return NULL;
+    }
     return s;
-fail:
-    free(path);
-    free(tdir);
-    storage_close(s);
-    return NULL;
 }
 
 /*
