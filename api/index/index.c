@@ -54,13 +54,18 @@
  * Names and definitions
  * ---------------------------------------------------------------------- */
 
+/* The members of a table description that list its indexes, GSIs
+ * first. */
+static const char *const index_lists[2] = { "GlobalSecondaryIndexes",
+                                            "LocalSecondaryIndexes" };
+
 bool
 index_desc_has(const json_t *desc)
 {
-    return json_array_size(json_object_get(desc, "GlobalSecondaryIndexes"))
-               > 0 ||
-           json_array_size(json_object_get(desc, "LocalSecondaryIndexes")) >
-               0;
+    for (size_t i = 0; i < 2; i++)
+        if (json_array_size(json_object_get(desc, index_lists[i])) > 0)
+            return true;
+    return false;
 }
 
 const json_t *
@@ -205,8 +210,6 @@ int
 index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
                struct ddb_err *err)
 {
-    static const char *const lists[2] = { "GlobalSecondaryIndexes",
-                                          "LocalSecondaryIndexes" };
     const char *table = json_string_value(json_object_get(desc, "TableName"));
     const json_t *defs = json_object_get(desc, "AttributeDefinitions");
     char hidden[1200];
@@ -220,7 +223,7 @@ index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
     if (key_schema_from_desc(desc, &s->base, err) != 0)
         return -1;
     for (i = 0; i < 2; i++) {
-        json_array_foreach(json_object_get(desc, lists[i]), j, idx) {
+        json_array_foreach(json_object_get(desc, index_lists[i]), j, idx) {
             struct index_def *d;
             const char *status = json_string_value(
                 json_object_get(idx, "IndexStatus"));
@@ -977,12 +980,11 @@ index_collection_check(const struct index_set *s, struct stable *base,
             stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
                          sum_row, &total, err) < 0)
             goto out;
-    if (total + (uint64_t)delta > limit) {
+    if (total + (uint64_t)delta <= limit)
+        rc = 0;
+    else
         ddb_err_set(err, DDB_ITEM_COLLECTION_SIZE_LIMIT, "%s",
                     INDEX_COLLECTION_MSG);
-        goto out;
-    }
-    rc = 0;
 out:
     free(scratch);
     return rc;
