@@ -83,6 +83,18 @@ tr_finish(struct tr *t, struct legacy_expr *out)
     }
 }
 
+/* Free what le holds (tr_finish() filled it) and zero it; accepts NULL. */
+void
+legacy_expr_fini(struct legacy_expr *le)
+{
+    if (le == NULL)
+        return;
+    free(le->text);
+    json_decref(le->names);
+    json_decref(le->values);
+    memset(le, 0, sizeof(*le));
+}
+
 /* A new "#lN" for attribute name attr (key written to key). */
 void
 tr_name(struct tr *t, const char *attr, char key[TR_KEY_MAX])
@@ -198,16 +210,4 @@ legacy_attributes_to_get(const json_t *atg, struct legacy_expr *out,
     tr_finish(&t, out);
     tr_fini(&t);
     return 0;
-}
-
-/* Free what le holds and zero it; accepts NULL. */
-void
-legacy_expr_fini(struct legacy_expr *le)
-{
-    if (le == NULL)
-        return;
-    free(le->text);
-    json_decref(le->names);
-    json_decref(le->values);
-    memset(le, 0, sizeof(*le));
 }

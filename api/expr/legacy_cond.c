@@ -223,16 +223,22 @@ conditional_op_check(const json_t *cop, size_t nconds, const char **joiner,
     return 0;
 }
 
-/* The AttributeValueList member: absent, or an array. */
+/* Member name of the condition c (borrowed), or NULL when it is absent
+ * or null. */
+static const json_t *
+get_member(const json_t *c, const char *name)
+{
+    const json_t *v = json_object_get(c, name);
+
+    return legacy_absent(v) ? NULL : v;
+}
+
+/* The AttributeValueList member: absent (NULL), or an array. */
 static int
 get_avl(const json_t *c, const json_t **avl, struct ddb_err *err)
 {
-    *avl = json_object_get(c, "AttributeValueList");
-    if (legacy_absent(*avl)) {
-        *avl = NULL;
-        return 0;
-    }
-    if (!json_is_array(*avl))
+    *avl = get_member(c, "AttributeValueList");
+    if (*avl != NULL && !json_is_array(*avl))
         return ddb_err_set(err, DDB_SERIALIZATION,
                            json_is_object(*avl) ?
                            "Start of structure or map found where not "
@@ -301,8 +307,8 @@ filter_cond(struct tr *t, const char *param, const char *attr,
                            "null: %s", attr);
     if (!json_is_object(c))
         return ddb_err_set(err, DDB_SERIALIZATION, "Unexpected field type");
-    cop = json_object_get(c, "ComparisonOperator");
-    if (legacy_absent(cop))
+    cop = get_member(c, "ComparisonOperator");
+    if (cop == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "1 validation error detected: Value null at "
                            "'%s.%.1000s.member.comparisonOperator' failed to "
@@ -525,12 +531,8 @@ expected_one(struct tr *t, const char *param, const char *attr,
                            "Attribute: %s", attr);
     if (!json_is_object(e))
         return ddb_err_set(err, DDB_SERIALIZATION, "Unexpected field type");
-    cop = json_object_get(e, "ComparisonOperator");
-    if (legacy_absent(cop))
-        cop = NULL;
-    value = json_object_get(e, "Value");
-    if (legacy_absent(value))
-        value = NULL;
+    cop = get_member(e, "ComparisonOperator");
+    value = get_member(e, "Value");
     if (get_exists(e, &exists, err) != 0 || get_avl(e, &avl, err) != 0)
         return -1;
     if (cop != NULL) {

@@ -10,67 +10,64 @@
 
 /* The members DynamoDB lists in the mix message, in the order it lists
  * them (DynamoDB Local's InputConverter, confirmed against the service by
- * dynalite's recorded messages): bit i of a mask is mix_members[i], the
- * non-expression members first, then the expressions. */
-static const char *const mix_members[] = {
+ * dynalite's recorded messages): the non-expression members (NX_) first,
+ * then the expressions (EX_). A mask has bit MIX(m) for member m. */
+enum mix_member {
+    NX_ATTRIBUTE_UPDATES, NX_ATTRIBUTES_TO_GET, NX_EXPECTED, NX_QUERY_FILTER,
+    NX_SCAN_FILTER, NX_CONDITIONAL_OPERATOR, NX_KEY_CONDITIONS,
+    EX_UPDATE, EX_PROJECTION, EX_CONDITION, EX_FILTER, EX_KEY_CONDITION,
+    MIX_MEMBERS                                     /* how many */
+};
+
+static const char *const mix_members[MIX_MEMBERS] = {
     "AttributeUpdates", "AttributesToGet", "Expected", "QueryFilter",
     "ScanFilter", "ConditionalOperator", "KeyConditions",
     "UpdateExpression", "ProjectionExpression", "ConditionExpression",
     "FilterExpression", "KeyConditionExpression"
 };
 
-enum {
-    NX_ATTRIBUTE_UPDATES = 1 << 0,
-    NX_ATTRIBUTES_TO_GET = 1 << 1,
-    NX_EXPECTED = 1 << 2,
-    NX_QUERY_FILTER = 1 << 3,
-    NX_SCAN_FILTER = 1 << 4,
-    NX_CONDITIONAL_OPERATOR = 1 << 5,
-    NX_KEY_CONDITIONS = 1 << 6,
-    EX_UPDATE = 1 << 7,
-    EX_PROJECTION = 1 << 8,
-    EX_CONDITION = 1 << 9,
-    EX_FILTER = 1 << 10,
-    EX_KEY_CONDITION = 1 << 11,
-    NX_ALL = EX_UPDATE - 1,                         /* every non-expression */
-    EX_ALL = ((1 << 12) - 1) & ~NX_ALL              /* every expression */
-};
+#define MIX(m) (1u << (m))
+#define NX_ALL (MIX(EX_UPDATE) - 1)                 /* every non-expression */
+#define EX_ALL (MIX(MIX_MEMBERS) - 1 - NX_ALL)      /* every expression */
 
 /* What each operation accepts, and how it words "ExpressionAttributeValues
  * can only be specified when using expressions: ..." (NULL: the operation
  * has no ExpressionAttributeValues). */
 struct mix_op {
     const char *name;
-    unsigned members;               /* the members it has (NX_ and EX_) */
+    unsigned members;               /* the members it has (a mask) */
     unsigned value_exprs;           /* expressions that use values */
     const char *values_msg;
 };
 
+/* The members every read has, and every conditional write. */
+#define READS       (MIX(NX_ATTRIBUTES_TO_GET) | MIX(EX_PROJECTION))
+#define COND_WRITES (MIX(NX_EXPECTED) | MIX(NX_CONDITIONAL_OPERATOR) | \
+                     MIX(EX_CONDITION))
+
 static const struct mix_op mix_ops[] = {
-    { "GetItem", NX_ATTRIBUTES_TO_GET | EX_PROJECTION, 0, NULL },
-    { "BatchGetItem", NX_ATTRIBUTES_TO_GET | EX_PROJECTION, 0, NULL },
-    { "PutItem", NX_EXPECTED | NX_CONDITIONAL_OPERATOR | EX_CONDITION,
-      EX_CONDITION, "ConditionExpression is null" },
-    { "DeleteItem", NX_EXPECTED | NX_CONDITIONAL_OPERATOR | EX_CONDITION,
-      EX_CONDITION, "ConditionExpression is null" },
+    { "GetItem", READS, 0, NULL },
+    { "BatchGetItem", READS, 0, NULL },
+    { "PutItem", COND_WRITES, MIX(EX_CONDITION),
+      "ConditionExpression is null" },
+    { "DeleteItem", COND_WRITES, MIX(EX_CONDITION),
+      "ConditionExpression is null" },
     { "UpdateItem",
-      NX_ATTRIBUTE_UPDATES | NX_EXPECTED | NX_CONDITIONAL_OPERATOR |
-      EX_UPDATE | EX_CONDITION, EX_UPDATE | EX_CONDITION,
+      COND_WRITES | MIX(NX_ATTRIBUTE_UPDATES) | MIX(EX_UPDATE),
+      MIX(EX_UPDATE) | MIX(EX_CONDITION),
       "UpdateExpression and ConditionExpression are null" },
     { "Query",
-      NX_ATTRIBUTES_TO_GET | NX_QUERY_FILTER | NX_CONDITIONAL_OPERATOR |
-      NX_KEY_CONDITIONS | EX_PROJECTION | EX_FILTER | EX_KEY_CONDITION,
-      EX_FILTER | EX_KEY_CONDITION,
+      READS | MIX(NX_QUERY_FILTER) | MIX(NX_CONDITIONAL_OPERATOR) |
+      MIX(NX_KEY_CONDITIONS) | MIX(EX_FILTER) | MIX(EX_KEY_CONDITION),
+      MIX(EX_FILTER) | MIX(EX_KEY_CONDITION),
       "FilterExpression and KeyConditionExpression are null" },
     { "Scan",
-      NX_ATTRIBUTES_TO_GET | NX_SCAN_FILTER | NX_CONDITIONAL_OPERATOR |
-      EX_PROJECTION | EX_FILTER, EX_FILTER, "FilterExpression is null" },
+      READS | MIX(NX_SCAN_FILTER) | MIX(NX_CONDITIONAL_OPERATOR) |
+      MIX(EX_FILTER), MIX(EX_FILTER), "FilterExpression is null" },
 };
 
 /* Every member, no values message: an operation we cannot tell. */
 static const struct mix_op mix_any = { NULL, NX_ALL | EX_ALL, 0, NULL };
-
-#define MIX_MEMBERS (sizeof(mix_members) / sizeof(mix_members[0]))
 
 static const struct mix_op *
 mix_op_find(const char *name)
@@ -129,14 +126,14 @@ mix_op_guess(const json_t *req)
 static void
 member_set(struct strbuf *b, unsigned mask)
 {
-    size_t i;
+    int m;
     bool first = true;
 
     strbuf_putc(b, '{');
-    for (i = 0; i < MIX_MEMBERS; i++) {
-        if (!(mask & (1u << i)))
+    for (m = 0; m < MIX_MEMBERS; m++) {
+        if (!(mask & MIX(m)))
             continue;
-        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[i]);
+        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[m]);
         first = false;
     }
     strbuf_putc(b, '}');
@@ -147,7 +144,8 @@ legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
 {
     const struct mix_op *m = op != NULL ? mix_op_find(op) : NULL;
     unsigned has = 0, nx, ex;
-    size_t i, nconds;
+    size_t nconds;
+    int i;
 
     if (!json_is_object(req))
         return 0;
@@ -155,14 +153,14 @@ legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
         m = op != NULL ? &mix_any : mix_op_guess(req);
 
     for (i = 0; i < MIX_MEMBERS; i++)
-        if ((m->members & (1u << i)) && json_has(req, mix_members[i]))
-            has |= 1u << i;
+        if ((m->members & MIX(i)) && json_has(req, mix_members[i]))
+            has |= MIX(i);
     nx = has & NX_ALL;
     ex = has & EX_ALL;
     /* KeyConditions mixes only with KeyConditionExpression: KeyConditions
      * plus FilterExpression/ProjectionExpression is a valid Query. */
-    if (!(ex & EX_KEY_CONDITION))
-        nx &= ~(unsigned)NX_KEY_CONDITIONS;
+    if (!(ex & MIX(EX_KEY_CONDITION)))
+        nx &= ~MIX(NX_KEY_CONDITIONS);
 
     if (nx != 0 && ex != 0) {
         struct strbuf b = { 0 };
@@ -189,13 +187,13 @@ legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
     /* ConditionalOperator needs an Expected/QueryFilter/ScanFilter with two
      * or more conditions; KeyConditions do not count. */
     if (json_has(req, "ConditionalOperator") &&
-        (m->members & NX_CONDITIONAL_OPERATOR)) {
+        (m->members & MIX(NX_CONDITIONAL_OPERATOR))) {
         nconds = 0;
-        if (m->members & NX_EXPECTED)
+        if (m->members & MIX(NX_EXPECTED))
             nconds += json_object_size(json_object_get(req, "Expected"));
-        if (m->members & NX_QUERY_FILTER)
+        if (m->members & MIX(NX_QUERY_FILTER))
             nconds += json_object_size(json_object_get(req, "QueryFilter"));
-        if (m->members & NX_SCAN_FILTER)
+        if (m->members & MIX(NX_SCAN_FILTER))
             nconds += json_object_size(json_object_get(req, "ScanFilter"));
         if (nconds == 0)
             return ddb_err_set(err, DDB_VALIDATION, MSG_CONDOP_NONE);

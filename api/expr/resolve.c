@@ -442,6 +442,19 @@ check_misused(struct sem *s, struct expr_node **args, int nargs)
                 "this way in an expression; function: %s", args[i]->fname);
 }
 
+/* Each of args as an operand, after check_misused() when misused is set. */
+static void
+check_operands(struct sem *s, struct expr_node **args, int nargs,
+               bool misused)
+{
+    int i;
+
+    if (misused)
+        check_misused(s, args, nargs);
+    for (i = 0; i < nargs; i++)
+        check_operand(s, args[i]);
+}
+
 static void
 check_function(struct sem *s, struct expr_node *f)
 {
@@ -454,10 +467,7 @@ check_function(struct sem *s, struct expr_node *f)
     const char *t;
     int i;
 
-    if (!update)
-        check_misused(s, f->args, f->nargs);
-    for (i = 0; i < f->nargs; i++)
-        check_operand(s, f->args[i]);
+    check_operands(s, f->args, f->nargs, !update);
     if (f->op == F_UNKNOWN) {
         SEM(s, S_UNKNOWN_FUNC, "Invalid function name; function: %s",
             f->fname);
@@ -534,8 +544,6 @@ check_function(struct sem *s, struct expr_node *f)
 static void
 check_operand(struct sem *s, struct expr_node *n)
 {
-    int i;
-
     check_parens(s, n);
     switch (n->type) {
     case NODE_PATH:
@@ -548,8 +556,7 @@ check_operand(struct sem *s, struct expr_node *n)
         check_function(s, n);
         break;
     case NODE_ARITH:
-        for (i = 0; i < 2; i++)
-            check_operand(s, n->args[i]);
+        check_operands(s, n->args, 2, false);
         check_types(s, n->op == '+' ? "+" : "-", n->args, 2, true,
                     types_number);
         break;
@@ -619,25 +626,19 @@ check_cond(struct sem *s, struct expr_node *n)
             check_cond(s, n->args[i]);
         break;
     case NODE_CMP:
-        check_misused(s, n->args, 2);
-        for (i = 0; i < 2; i++)
-            check_operand(s, n->args[i]);
+        check_operands(s, n->args, 2, true);
         check_distinct(s, cmp_text[n->op], n->args, 2);
         if (n->op != CMP_EQ && n->op != CMP_NE)
             check_types(s, cmp_text[n->op], n->args, 2, true,
                         types_ordered);
         break;
     case NODE_BETWEEN:
-        check_misused(s, n->args, 3);
-        for (i = 0; i < 3; i++)
-            check_operand(s, n->args[i]);
+        check_operands(s, n->args, 3, true);
         check_types(s, "BETWEEN", n->args, 3, true, types_ordered);
         check_between(s, n->args[1], n->args[2]);
         break;
     case NODE_IN:
-        check_misused(s, n->args, n->nargs);
-        for (i = 0; i < n->nargs; i++)
-            check_operand(s, n->args[i]);
+        check_operands(s, n->args, n->nargs, true);
         /* 100 operands in all, the left one included */
         if (n->nargs > EXPR_IN_MAX)
             SEM(s, S_ARGCOUNT, "The IN operator is provided with too many "

@@ -54,13 +54,18 @@
  * Names and definitions
  * ---------------------------------------------------------------------- */
 
+/* The members of a table description that list its indexes, GSIs
+ * first. */
+static const char *const index_lists[2] = { "GlobalSecondaryIndexes",
+                                            "LocalSecondaryIndexes" };
+
 bool
 index_desc_has(const json_t *desc)
 {
-    return json_array_size(json_object_get(desc, "GlobalSecondaryIndexes"))
-               > 0 ||
-           json_array_size(json_object_get(desc, "LocalSecondaryIndexes")) >
-               0;
+    for (size_t i = 0; i < 2; i++)
+        if (json_array_size(json_object_get(desc, index_lists[i])) > 0)
+            return true;
+    return false;
 }
 
 const json_t *
@@ -205,8 +210,6 @@ int
 index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
                struct ddb_err *err)
 {
-    static const char *const lists[2] = { "GlobalSecondaryIndexes",
-                                          "LocalSecondaryIndexes" };
     const char *table = json_string_value(json_object_get(desc, "TableName"));
     const json_t *defs = json_object_get(desc, "AttributeDefinitions");
     char hidden[1200];
@@ -220,7 +223,7 @@ index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
     if (key_schema_from_desc(desc, &s->base, err) != 0)
         return -1;
     for (i = 0; i < 2; i++) {
-        json_array_foreach(json_object_get(desc, lists[i]), j, idx) {
+        json_array_foreach(json_object_get(desc, index_lists[i]), j, idx) {
             struct index_def *d;
             const char *status = json_string_value(
                 json_object_get(idx, "IndexStatus"));
@@ -373,18 +376,51 @@ idx_attr(const struct index_def *d, const json_t *item, const char *name,
     return 1;
 }
 
+/* d's key attributes in KeySchema order, the HASH ones first: names
+ * (borrowed from d) and types into the arrays (2 * INDEX_KEY_ATTRS_MAX
+ * each), how many are HASH into *nhash. Returns how many in all. A
+ * definition without the lists (nhash 0, built from ks alone) has ks's one
+ * or two. */
+static size_t
+key_attrs(const struct index_def *d, const char **names, char *types,
+          size_t *nhash)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < d->nhash; i++, n++) {
+        names[n] = d->hash[i].name;
+        types[n] = d->hash[i].type;
+    }
+    if (d->nhash == 0) {
+        names[n] = d->ks.hash_name;
+        types[n++] = d->ks.hash_type;
+    }
+    *nhash = n;
+    for (i = 0; i < d->nrange; i++, n++) {
+        names[n] = d->range[i].name;
+        types[n] = d->range[i].type;
+    }
+    if (d->nrange == 0 && d->ks.range_type != 0) {
+        names[n] = d->ks.range_name;
+        types[n++] = d->ks.range_type;
+    }
+    return n;
+}
+
 int
 index_row_key(const struct index_def *d, const struct key_schema *base,
               const json_t *item, struct item_key *k, struct ddb_err *err)
 {
     uint8_t ipk[KEY_BYTES_MAX], v[KEY_BYTES_MAX];
     const char *bnames[2] = { base->hash_name, base->range_name };
+    const char *names[2 * INDEX_KEY_ATTRS_MAX];
+    char types[2 * INDEX_KEY_ATTRS_MAX];
     struct comp *c = NULL, *pc = NULL;
     long pk_len = 0, len = 0;
     const json_t *av;
     bool absent = false;
     int r, rc = -1;
-    size_t i, nhash = d->nhash > 0 ? d->nhash : 1;
+    size_t i, nhash, nkeys = key_attrs(d, names, types, &nhash);
 
     /* Multi-attribute keys: the partition key is every HASH attribute
      * (escaped composite, hashed as one value), the sort key every RANGE
@@ -396,38 +432,17 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
         pc = xmalloc(sizeof(*pc));
         pc->len = 0;
     }
-    for (i = 0; i < nhash; i++) {
-        const char *n = d->nhash > 0 ? d->hash[i].name : d->ks.hash_name;
-        char t = d->nhash > 0 ? d->hash[i].type : d->ks.hash_type;
+    for (i = 0; i < nkeys; i++) {
+        struct comp *to = i < nhash ? pc : c;   /* NULL: the plain pk */
 
-        r = idx_attr(d, item, n, t, pc != NULL ? v : ipk,
-                     pc != NULL ? &len : &pk_len, err);
+        r = idx_attr(d, item, names[i], types[i], to != NULL ? v : ipk,
+                     to != NULL ? &len : &pk_len, err);
         if (r < 0)
             goto out;
         if (r == 0)
             absent = true;
-        else if (pc != NULL)
-            comp_add(pc, v, (size_t)len);
-    }
-    if (d->nrange == 0 && d->ks.range_type != 0) {
-        r = idx_attr(d, item, d->ks.range_name, d->ks.range_type, v, &len,
-                     err);
-        if (r < 0)
-            goto out;
-        if (r == 0)
-            absent = true;
-        else
-            comp_add(c, v, (size_t)len);
-    }
-    for (i = 0; i < d->nrange; i++) {
-        r = idx_attr(d, item, d->range[i].name, d->range[i].type, v, &len,
-                     err);
-        if (r < 0)
-            goto out;
-        if (r == 0)
-            absent = true;
-        else
-            comp_add(c, v, (size_t)len);
+        else if (to != NULL)
+            comp_add(to, v, (size_t)len);
     }
     rc = 0;
     if (absent)
@@ -904,6 +919,24 @@ lsi_row_size(const struct index_def *d, const struct key_schema *base,
     return n;
 }
 
+/* Add to *bound the bytes stored in the partition of t that owns hash; a
+ * size we cannot read makes the bound UINT64_MAX / 2 (too large to pass,
+ * so the exact sum decides). */
+static void
+bound_add(uint64_t *bound, struct stable *t, const uint8_t hash[16])
+{
+    uint64_t count = 0, bytes = 0;
+    struct ddb_err e;
+
+    ddb_err_init(&e);
+    if (stable_part_stats(t, stable_part_of(t, hash), &count, &bytes,
+                          &e) == 0)
+        *bound += bytes;
+    else
+        *bound = UINT64_MAX / 2;
+    ddb_err_clear(&e);
+}
+
 int
 index_collection_check(const struct index_set *s, struct stable *base,
                        const struct item_key *k, const json_t *old,
@@ -911,9 +944,8 @@ index_collection_check(const struct index_set *s, struct stable *base,
                        struct ddb_err *err)
 {
     struct item_key *scratch = NULL;
-    uint64_t count, bytes, bound = 0, total = 0;
+    uint64_t bound = 0, total = 0;
     int64_t delta;
-    struct ddb_err e;
     size_t i;
     int rc = -1;
 
@@ -932,27 +964,10 @@ index_collection_check(const struct index_set *s, struct stable *base,
     }
     /* Upper bound first: the collection lives inside the partitions that
      * own its key, in the table and in each LSI. */
-    ddb_err_init(&e);
-    count = bytes = 0;
-    if (stable_part_stats(base, stable_part_of(base, k->hash), &count,
-                          &bytes, &e) == 0)
-        bound += bytes;
-    else
-        bound = UINT64_MAX / 2;
-    ddb_err_clear(&e);
-    for (i = 0; i < s->n && bound < UINT64_MAX / 2; i++) {
-        struct stable *lt = s->idx[i].t;
-
-        if (s->idx[i].global || lt == NULL)
-            continue;
-        count = bytes = 0;
-        if (stable_part_stats(lt, stable_part_of(lt, k->hash), &count,
-                              &bytes, &e) == 0)
-            bound += bytes;
-        else
-            bound = UINT64_MAX / 2;
-        ddb_err_clear(&e);
-    }
+    bound_add(&bound, base, k->hash);
+    for (i = 0; i < s->n && bound < UINT64_MAX / 2; i++)
+        if (!s->idx[i].global && s->idx[i].t != NULL)
+            bound_add(&bound, s->idx[i].t, k->hash);
     if (bound + (uint64_t)delta <= limit) {
         rc = 0;
         goto out;
@@ -965,12 +980,11 @@ index_collection_check(const struct index_set *s, struct stable *base,
             stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
                          sum_row, &total, err) < 0)
             goto out;
-    if (total + (uint64_t)delta > limit) {
+    if (total + (uint64_t)delta <= limit)
+        rc = 0;
+    else
         ddb_err_set(err, DDB_ITEM_COLLECTION_SIZE_LIMIT, "%s",
                     INDEX_COLLECTION_MSG);
-        goto out;
-    }
-    rc = 0;
 out:
     free(scratch);
     return rc;

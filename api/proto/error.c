@@ -21,56 +21,58 @@ static const struct {
     unsigned status;                    /* HTTP status */
     enum msgkey key;
 } errtab[DDB_ERRTYPE_COUNT] = {
-    [DDB_OK] = { "InternalServerError", NS_DDB, 500, KEY_LOWER },
-    [DDB_VALIDATION] = { "ValidationException", NS_CORAL_VAL, 400,
-                         KEY_LOWER },
+    [DDB_OK] = {
+        "InternalServerError", NS_DDB, 500, KEY_LOWER },
+    [DDB_VALIDATION] = {
+        "ValidationException", NS_CORAL_VAL, 400, KEY_LOWER },
     /* DynamoDB spells this one "Message" (and often sends none). */
-    [DDB_SERIALIZATION] = { "SerializationException", NS_CORAL_SVC, 400,
-                            KEY_UPPER },
-    [DDB_UNKNOWN_OPERATION] = { "UnknownOperationException", NS_CORAL_SVC,
-                                400, KEY_LOWER },
-    [DDB_RESOURCE_NOT_FOUND] = { "ResourceNotFoundException", NS_DDB, 400,
-                                 KEY_LOWER },
-    [DDB_RESOURCE_IN_USE] = { "ResourceInUseException", NS_DDB, 400,
-                              KEY_LOWER },
-    [DDB_LIMIT_EXCEEDED] = { "LimitExceededException", NS_DDB, 400,
-                             KEY_LOWER },
-    [DDB_CONDITIONAL_CHECK_FAILED] = { "ConditionalCheckFailedException",
-                                       NS_DDB, 400, KEY_LOWER },
-    [DDB_THROUGHPUT_EXCEEDED] = { "ProvisionedThroughputExceededException",
-                                  NS_DDB, 400, KEY_LOWER },
-    [DDB_THROTTLING] = { "ThrottlingException", NS_CORAL_AVAIL, 400,
-                         KEY_LOWER },
-    [DDB_REQUEST_LIMIT_EXCEEDED] = { "RequestLimitExceeded", NS_DDB, 400,
-                                     KEY_LOWER },
+    [DDB_SERIALIZATION] = {
+        "SerializationException", NS_CORAL_SVC, 400, KEY_UPPER },
+    [DDB_UNKNOWN_OPERATION] = {
+        "UnknownOperationException", NS_CORAL_SVC, 400, KEY_LOWER },
+    [DDB_RESOURCE_NOT_FOUND] = {
+        "ResourceNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_RESOURCE_IN_USE] = {
+        "ResourceInUseException", NS_DDB, 400, KEY_LOWER },
+    [DDB_LIMIT_EXCEEDED] = {
+        "LimitExceededException", NS_DDB, 400, KEY_LOWER },
+    [DDB_CONDITIONAL_CHECK_FAILED] = {
+        "ConditionalCheckFailedException", NS_DDB, 400, KEY_LOWER },
+    [DDB_THROUGHPUT_EXCEEDED] = {
+        "ProvisionedThroughputExceededException", NS_DDB, 400, KEY_LOWER },
+    [DDB_THROTTLING] = {
+        "ThrottlingException", NS_CORAL_AVAIL, 400, KEY_LOWER },
+    [DDB_REQUEST_LIMIT_EXCEEDED] = {
+        "RequestLimitExceeded", NS_DDB, 400, KEY_LOWER },
     [DDB_ITEM_COLLECTION_SIZE_LIMIT] = {
         "ItemCollectionSizeLimitExceededException", NS_DDB, 400, KEY_LOWER },
-    [DDB_TRANSACTION_CANCELED] = { "TransactionCanceledException", NS_DDB,
-                                   400, KEY_UPPER },
-    [DDB_TRANSACTION_CONFLICT] = { "TransactionConflictException", NS_DDB,
-                                   400, KEY_LOWER },
-    [DDB_TRANSACTION_IN_PROGRESS] = { "TransactionInProgressException",
-                                      NS_DDB, 400, KEY_UPPER },
-    [DDB_IDEMPOTENT_MISMATCH] = { "IdempotentParameterMismatchException",
-                                  NS_DDB, 400, KEY_UPPER },
-    [DDB_MISSING_AUTH_TOKEN] = { "MissingAuthenticationTokenException",
-                                 NS_CORAL_SVC, 400, KEY_LOWER },
-    [DDB_INCOMPLETE_SIGNATURE] = { "IncompleteSignatureException",
-                                   NS_CORAL_SVC, 400, KEY_LOWER },
-    [DDB_INVALID_SIGNATURE] = { "InvalidSignatureException", NS_CORAL_SVC,
-                                400, KEY_LOWER },
-    [DDB_UNRECOGNIZED_CLIENT] = { "UnrecognizedClientException",
-                                  NS_CORAL_SVC, 400, KEY_LOWER },
-    [DDB_ACCESS_DENIED] = { "AccessDeniedException", NS_CORAL_SVC, 400,
-                            KEY_LOWER },
+    [DDB_TRANSACTION_CANCELED] = {
+        "TransactionCanceledException", NS_DDB, 400, KEY_UPPER },
+    [DDB_TRANSACTION_CONFLICT] = {
+        "TransactionConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TRANSACTION_IN_PROGRESS] = {
+        "TransactionInProgressException", NS_DDB, 400, KEY_UPPER },
+    [DDB_IDEMPOTENT_MISMATCH] = {
+        "IdempotentParameterMismatchException", NS_DDB, 400, KEY_UPPER },
+    [DDB_MISSING_AUTH_TOKEN] = {
+        "MissingAuthenticationTokenException", NS_CORAL_SVC, 400, KEY_LOWER },
+    [DDB_INCOMPLETE_SIGNATURE] = {
+        "IncompleteSignatureException", NS_CORAL_SVC, 400, KEY_LOWER },
+    [DDB_INVALID_SIGNATURE] = {
+        "InvalidSignatureException", NS_CORAL_SVC, 400, KEY_LOWER },
+    [DDB_UNRECOGNIZED_CLIENT] = {
+        "UnrecognizedClientException", NS_CORAL_SVC, 400, KEY_LOWER },
+    [DDB_ACCESS_DENIED] = {
+        "AccessDeniedException", NS_CORAL_SVC, 400, KEY_LOWER },
     /* DynamoDB answers other paths and methods with a 404 whose body is
      * <UnknownOperationException/>; we send the same code as JSON so that
      * JS clients can parse it (the JSON 1.0 protocol). */
-    [DDB_HTTP_NOT_FOUND] = { "UnknownOperationException", NS_CORAL_SVC, 404,
-                             KEY_LOWER },
-    [DDB_REQUEST_TOO_LARGE] = { "RequestEntityTooLargeException",
-                                NS_CORAL_SVC, 413, KEY_LOWER },
-    [DDB_INTERNAL] = { "InternalServerError", NS_DDB, 500, KEY_LOWER },
+    [DDB_HTTP_NOT_FOUND] = {
+        "UnknownOperationException", NS_CORAL_SVC, 404, KEY_LOWER },
+    [DDB_REQUEST_TOO_LARGE] = {
+        "RequestEntityTooLargeException", NS_CORAL_SVC, 413, KEY_LOWER },
+    [DDB_INTERNAL] = {
+        "InternalServerError", NS_DDB, 500, KEY_LOWER },
 };
 
 static int
