@@ -487,6 +487,17 @@ tables_check_gsi_billing(const json_t *idx, bool on_demand,
     return 0;
 }
 
+/* CreateTable and UpdateTable word the GSI limit alike; only the
+ * exception differs. */
+int
+tables_err_gsi_count(enum ddb_errtype type, struct ddb_err *err)
+{
+    return ddb_err_set(err, type,
+                       "One or more parameter values were invalid: "
+                       "GlobalSecondaryIndex count exceeds the per-table "
+                       "limit of %d", INDEX_GSI_MAX);
+}
+
 /* Index upto of list (LSIs, then GSIs) must not reuse the name of one
  * before it. */
 static int
@@ -605,10 +616,7 @@ check_gsis(const json_t *req, const json_t *gsis, bool on_demand,
             return -1;
     }
     if (json_array_size(gsis) > INDEX_GSI_MAX)
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values were invalid: "
-                           "GlobalSecondaryIndex count exceeds the "
-                           "per-table limit of %d", INDEX_GSI_MAX);
+        return tables_err_gsi_count(DDB_VALIDATION, err);
     return 0;
 }
 

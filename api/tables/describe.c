@@ -311,6 +311,32 @@ tables_desc_new(const struct api_ctx *ctx, const json_t *req,
  * The public description
  * ---------------------------------------------------------------------- */
 
+/*
+ * The live ItemCount and size of t (a table's or an index's store) into
+ * obj, its description: "TableSizeBytes" after the count for a table,
+ * "IndexSizeBytes" before it for an index (the order DescribeTable has
+ * always answered with). Nothing is added when the store cannot say.
+ */
+static void
+add_stats(json_t *obj, struct stable *t, bool is_index)
+{
+    uint64_t count = 0, bytes = 0;
+    struct ddb_err e;
+
+    ddb_err_init(&e);
+    if (stable_stats(t, &count, &bytes, &e) == 0) {
+        if (is_index)
+            json_object_set_new(obj, "IndexSizeBytes",
+                                json_integer((json_int_t)bytes));
+        json_object_set_new(obj, "ItemCount",
+                            json_integer((json_int_t)count));
+        if (!is_index)
+            json_object_set_new(obj, "TableSizeBytes",
+                                json_integer((json_int_t)bytes));
+    }
+    ddb_err_clear(&e);
+}
+
 /* Live ItemCount and IndexSizeBytes of every index in out (a public
  * description being built). */
 static void
@@ -321,14 +347,11 @@ index_stats(struct storage *st, json_t *out)
     const char *table = tables_str(out, "TableName");
     char hidden[1200];
     struct stable *it;
-    struct ddb_err e;
-    uint64_t count, bytes;
     json_t *idx;
     size_t i, j;
 
     if (st == NULL || table == NULL)
         return;
-    ddb_err_init(&e);
     for (i = 0; i < 2; i++) {
         json_array_foreach(json_object_get(out, lists[i]), j, idx) {
             const char *iname = tables_str(idx, "IndexName");
@@ -339,14 +362,7 @@ index_stats(struct storage *st, json_t *out)
             it = storage_table_get(st, hidden);
             if (it == NULL)
                 continue;
-            count = bytes = 0;
-            if (stable_stats(it, &count, &bytes, &e) == 0) {
-                json_object_set_new(idx, "IndexSizeBytes",
-                                    json_integer((json_int_t)bytes));
-                json_object_set_new(idx, "ItemCount",
-                                    json_integer((json_int_t)count));
-            }
-            ddb_err_clear(&e);
+            add_stats(idx, it, true);
             stable_release(it);
         }
     }
@@ -358,8 +374,6 @@ tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
     json_t *out = json_object();
     const char *key;
     json_t *val;
-    uint64_t count = 0, bytes = 0;
-    struct ddb_err e;
 
     json_object_foreach((json_t *)desc, key, val) {
         if (strncmp(key, PRIV_PREFIX, strlen(PRIV_PREFIX)) == 0)
@@ -367,14 +381,7 @@ tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
         json_object_set_new(out, key, json_deep_copy(val));
     }
     if (t != NULL) {
-        ddb_err_init(&e);
-        if (stable_stats(t, &count, &bytes, &e) == 0) {
-            json_object_set_new(out, "ItemCount",
-                                json_integer((json_int_t)count));
-            json_object_set_new(out, "TableSizeBytes",
-                                json_integer((json_int_t)bytes));
-        }
-        ddb_err_clear(&e);
+        add_stats(out, t, false);
         index_stats(st, out);
     }
     return out;

@@ -127,10 +127,7 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
                            "exists");
     if (json_array_size(json_object_get(desc, "GlobalSecondaryIndexes")) >=
         INDEX_GSI_MAX)
-        return ddb_err_set(err, DDB_LIMIT_EXCEEDED,
-                           "One or more parameter values were invalid: "
-                           "GlobalSecondaryIndex count exceeds the "
-                           "per-table limit of %d", INDEX_GSI_MAX);
+        return tables_err_gsi_count(DDB_LIMIT_EXCEEDED, err);
     return tables_check_gsi_billing(a, on_demand, "must be", err);
 }
 

@@ -100,6 +100,56 @@ find_gsi(const json_t *desc, const char *index, const char *table,
     return gsi;
 }
 
+/* The table, and the GSI when the request names IndexName, that one
+ * Describe- or UpdateContributorInsights call is about. */
+struct ci_target {
+    char name[CI_NAME_MAX];             /* the table as named (name_of) */
+    const char *index;                  /* IndexName (borrowed), or NULL */
+    struct stable *t;                   /* owned */
+    json_t *desc;                       /* owned: a copy of its description */
+    const json_t *gsi;                  /* index's entry in desc, or NULL */
+};
+
+static void
+target_close(struct ci_target *tg)
+{
+    json_decref(tg->desc);
+    stable_release(tg->t);
+}
+
+/* Open the table of req and find the GSI it names, in DynamoDB's order
+ * (no table, then no index). On success the caller ends with
+ * target_close(); on failure nothing is left open. */
+static int
+target_open(struct api_ctx *ctx, const json_t *req, struct ci_target *tg,
+            struct ddb_err *err)
+{
+    memset(tg, 0, sizeof(*tg));
+    tg->index = json_string_value(json_object_get(req, "IndexName"));
+    if (open_table(ctx, req, tg->name, sizeof(tg->name), &tg->t, &tg->desc,
+                   err) != 0)
+        return -1;
+    if (tg->index == NULL)
+        return 0;
+    tg->gsi = find_gsi(tg->desc, tg->index, tg->name, err);
+    if (tg->gsi != NULL)
+        return 0;
+    target_close(tg);
+    return -1;
+}
+
+/* {"TableName": table} plus "IndexName" when index is not NULL: the start
+ * of every reply and summary (new reference). */
+static json_t *
+named_new(const char *table, const char *index)
+{
+    json_t *out = json_pack("{s:s}", "TableName", table);
+
+    if (index != NULL)
+        json_object_set_new(out, "IndexName", json_string(index));
+    return out;
+}
+
 /* True when the key schema (a KeySchema list) has a RANGE key. */
 static bool
 has_range(const json_t *ks)
@@ -188,32 +238,20 @@ int
 api_describe_contributor_insights(struct api_ctx *ctx, const json_t *req,
                                   json_t **resp, struct ddb_err *err)
 {
-    const char *index = json_string_value(json_object_get(req,
-                                                          "IndexName"));
-    char name[CI_NAME_MAX];
-    struct stable *t = NULL;
-    json_t *desc = NULL, *out;
-    const json_t *ks, *gsi = NULL;
+    struct ci_target tg;
+    const json_t *ks;
     struct ci_view v;
-    int rc = -1;
+    json_t *out;
 
-    if (open_table(ctx, req, name, sizeof(name), &t, &desc, err) != 0)
+    if (target_open(ctx, req, &tg, err) != 0)
         return -1;
-    ks = json_object_get(desc, "KeySchema");
-    if (index != NULL) {
-        gsi = find_gsi(desc, index, name, err);
-        if (gsi == NULL)
-            goto out;
-        ks = json_object_get(gsi, "KeySchema");
-    }
-    view_of(state_rec(desc, index), ctx->now_ms, &v);
-    out = json_pack("{s:s}", "TableName", stable_name(t));
-    if (index != NULL)
-        json_object_set_new(out, "IndexName", json_string(index));
+    ks = json_object_get(tg.gsi != NULL ? tg.gsi : tg.desc, "KeySchema");
+    view_of(state_rec(tg.desc, tg.index), ctx->now_ms, &v);
+    out = named_new(stable_name(tg.t), tg.index);
     if (strcmp(v.status, "ENABLED") == 0 || strcmp(v.status, "ENABLING") == 0)
         json_object_set_new(out, "ContributorInsightsRuleList",
-                            rule_list(stable_name(t), index, has_range(ks),
-                                      &v));
+                            rule_list(stable_name(tg.t), tg.index,
+                                      has_range(ks), &v));
     json_object_set_new(out, "ContributorInsightsStatus",
                         json_string(v.status));
     if (v.configured) {
@@ -224,11 +262,8 @@ api_describe_contributor_insights(struct api_ctx *ctx, const json_t *req,
                                 json_string(v.mode));
     }
     *resp = out;
-    rc = 0;
-out:
-    json_decref(desc);
-    stable_release(t);
-    return rc;
+    target_close(&tg);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -248,32 +283,24 @@ int
 api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
                                 json_t **resp, struct ddb_err *err)
 {
-    const char *index = json_string_value(json_object_get(req,
-                                                          "IndexName"));
     const char *action = json_string_value(json_object_get(
         req, "ContributorInsightsAction"));
     const char *mode = json_string_value(json_object_get(
         req, "ContributorInsightsMode"));
-    char name[CI_NAME_MAX];
-    struct stable *t = NULL;
-    json_t *desc = NULL, *all, *rec = NULL, *out;
-    const json_t *gsi;
+    bool enable = action != NULL && strcmp(action, "ENABLE") == 0;
+    struct ci_target tg;
+    json_t *all, *rec = NULL, *out;
     const char *status;
     struct ci_view v;
     uint64_t now = ctx->now_ms;
     unsigned delay = tables_status_delay(ctx);
-    bool enable;
     int rc = -1;
 
-    if (open_table(ctx, req, name, sizeof(name), &t, &desc, err) != 0)
+    if (target_open(ctx, req, &tg, err) != 0)
         return -1;
-    if (index != NULL) {
-        gsi = find_gsi(desc, index, name, err);
-        if (gsi == NULL)
-            goto out;
-        status = json_string_value(json_object_get(gsi, "IndexStatus"));
-        if (action != NULL && strcmp(action, "ENABLE") == 0 &&
-            status != NULL && strcmp(status, "ACTIVE") != 0) {
+    if (tg.gsi != NULL) {
+        status = json_string_value(json_object_get(tg.gsi, "IndexStatus"));
+        if (enable && status != NULL && strcmp(status, "ACTIVE") != 0) {
             ddb_err_set(err, DDB_VALIDATION,
                         "Table or Index is not in a valid state to update "
                         "Key Access Insights: IndexStatus must be ACTIVE to "
@@ -281,13 +308,10 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
             goto out;
         }
     }
-    enable = action != NULL && strcmp(action, "ENABLE") == 0;
     if (mode == NULL || !enable)
         mode = CI_MODE_ALL;
-    view_of(state_rec(desc, index), now, &v);
-    out = json_pack("{s:s}", "TableName", stable_name(t));
-    if (index != NULL)
-        json_object_set_new(out, "IndexName", json_string(index));
+    view_of(state_rec(tg.desc, tg.index), now, &v);
+    out = named_new(stable_name(tg.t), tg.index);
 
     if (enable) {
         bool on = strcmp(v.status, "ENABLED") == 0 ||
@@ -329,16 +353,17 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
          * lock: writing back the copy read above would undo an UpdateTable
          * that committed meanwhile (a lost update). */
         api_ddl_lock();
-        json_decref(desc);
-        desc = stable_desc(t);
-        all = json_object_get(desc, CI_PRIV);
+        json_decref(tg.desc);
+        tg.desc = stable_desc(tg.t);
+        tg.gsi = NULL;                  /* it was in the old copy */
+        all = json_object_get(tg.desc, CI_PRIV);
         if (!json_is_object(all)) {
             all = json_object();
-            json_object_set_new(desc, CI_PRIV, all);
+            json_object_set_new(tg.desc, CI_PRIV, all);
         }
-        json_object_set_new(all, index != NULL ? index : "", rec);
+        json_object_set_new(all, tg.index != NULL ? tg.index : "", rec);
         rec = NULL;
-        if (stable_set_desc(t, desc, err) != 0) {
+        if (stable_set_desc(tg.t, tg.desc, err) != 0) {
             api_ddl_unlock();
             json_decref(out);
             goto out;
@@ -349,8 +374,7 @@ api_update_contributor_insights(struct api_ctx *ctx, const json_t *req,
     rc = 0;
 out:
     json_decref(rec);
-    json_decref(desc);
-    stable_release(t);
+    target_close(&tg);
     return rc;
 }
 
@@ -417,9 +441,7 @@ list_table(struct ci_page *pg, const char *table, const json_t *desc)
             pg->has_next = true;
             break;
         }
-        s = json_pack("{s:s}", "TableName", table);
-        if (names[i][0])
-            json_object_set_new(s, "IndexName", json_string(names[i]));
+        s = named_new(table, names[i][0] ? names[i] : NULL);
         json_object_set_new(s, "ContributorInsightsStatus",
                             json_string(v.status));
         if (v.mode != NULL)

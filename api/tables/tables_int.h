@@ -142,6 +142,10 @@ int tables_check_projection(const json_t *idx, struct ddb_err *err);
  * message's wording: "is not" or "must be"), not allowed when it is. */
 int tables_check_gsi_billing(const json_t *idx, bool on_demand,
                              const char *missing, struct ddb_err *err);
+/* DynamoDB's error for one GSI more than INDEX_GSI_MAX: type is
+ * DDB_VALIDATION in CreateTable, DDB_LIMIT_EXCEEDED in UpdateTable. Always
+ * returns -1. */
+int tables_err_gsi_count(enum ddb_errtype type, struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
  * Descriptions (describe.c): built from requests, shown to clients

@@ -436,27 +436,19 @@ throttle_charge(struct throttle_table *t, const struct throttle_ticket *tk,
     "request a limit increase, contact AWS Support at "                     \
     "https://aws.amazon.com/support."
 
+/* The reasons are <Table|Index><Read|Write><cause>, e.g.
+ * "IndexWriteKeyRangeThroughputExceeded"; REASONS spells one row. */
+#define REASONS(who, op) {                                                  \
+    [THROTTLE_KEY_RANGE]     = who op "KeyRangeThroughputExceeded",         \
+    [THROTTLE_PROVISIONED]   = who op "ProvisionedThroughputExceeded",      \
+    [THROTTLE_MAX_ON_DEMAND] = who op "MaxOnDemandThroughputExceeded",      \
+    [THROTTLE_ACCOUNT_LIMIT] = who op "AccountLimitExceeded" }
+
 static const char *const reasons[2][2][THROTTLE_CAUSE_COUNT] = {
-    [0][THROTTLE_READ] = {
-        NULL, "TableReadKeyRangeThroughputExceeded",
-        "TableReadProvisionedThroughputExceeded",
-        "TableReadMaxOnDemandThroughputExceeded",
-        "TableReadAccountLimitExceeded" },
-    [0][THROTTLE_WRITE] = {
-        NULL, "TableWriteKeyRangeThroughputExceeded",
-        "TableWriteProvisionedThroughputExceeded",
-        "TableWriteMaxOnDemandThroughputExceeded",
-        "TableWriteAccountLimitExceeded" },
-    [1][THROTTLE_READ] = {
-        NULL, "IndexReadKeyRangeThroughputExceeded",
-        "IndexReadProvisionedThroughputExceeded",
-        "IndexReadMaxOnDemandThroughputExceeded",
-        "IndexReadAccountLimitExceeded" },
-    [1][THROTTLE_WRITE] = {
-        NULL, "IndexWriteKeyRangeThroughputExceeded",
-        "IndexWriteProvisionedThroughputExceeded",
-        "IndexWriteMaxOnDemandThroughputExceeded",
-        "IndexWriteAccountLimitExceeded" },
+    [0][THROTTLE_READ]  = REASONS("Table", "Read"),
+    [0][THROTTLE_WRITE] = REASONS("Table", "Write"),
+    [1][THROTTLE_READ]  = REASONS("Index", "Read"),
+    [1][THROTTLE_WRITE] = REASONS("Index", "Write"),
 };
 
 const char *
