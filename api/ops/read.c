@@ -10,12 +10,15 @@
 #include <string.h>
 
 #include "api/expr/expr.h"
+#include "api/expr/request.h"
 #include "api/index/index.h"
-#include "api/ops/common.h"
 #include "api/ops/ops.h"
 #include "api/ops/read.h"
+#include "api/ops/write.h"
 #include "api/proto/av.h"
 #include "api/proto/capacity.h"
+#include "api/tables/tables.h"
+#include "api/throttle/gate.h"
 #include "storage/util.h"
 
 static const char *

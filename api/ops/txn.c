@@ -9,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/ops/ops.h"
-#include "api/proto/capacity.h"
 #include "api/expr/expr.h"
+#include "api/expr/request.h"
 #include "api/index/index.h"
-#include "api/proto/av.h"
-#include "api/ops/common.h"
+#include "api/ops/ops.h"
 #include "api/ops/txn_inflight.h"
 #include "api/ops/write.h"
+#include "api/proto/av.h"
+#include "api/proto/capacity.h"
+#include "api/tables/tables.h"
+#include "api/throttle/gate.h"
 #include "storage/util.h"
 
 #define TXN_ITEMS_MAX    100

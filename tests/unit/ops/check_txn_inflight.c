@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* check_txn_inflight.c - the registry of items held by in-flight
- * transactions (api/txn_inflight.c): all-or-none registration, conflict
+ * transactions (api/ops/txn_inflight.c): all-or-none registration, conflict
  * flags, owners kept apart, release, the single-item check's error, and
  * the tests' pause rules. */
 #include <check.h>

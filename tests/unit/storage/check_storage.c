@@ -16,7 +16,7 @@
 
 #include "storage/storage.h"
 #include "storage/storage_int.h"         /* stable_split */
-#include "tests/unit/fixture.h"
+#include "tests/unit/storage/fixture.h"
 
 /* ------------------------------------------------------------------------
  * Helpers (the directory, keys and tables: fixture.c)

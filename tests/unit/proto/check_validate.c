@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* check_validate.c - unit tests for api/validate.c (request shape checks
- * with DynamoDB's messages), api/error.c (wire form of errors) and
- * api/api.c (operation lookup). */
+/* check_validate.c - unit tests for api/proto/validate.c (request shape
+ * checks with DynamoDB's messages), api/proto/error.c (wire form of
+ * errors) and api/api.c (operation lookup, the request-only checks). */
 
 #include <check.h>
 #include <stdlib.h>

@@ -934,6 +934,8 @@ END_TEST
 struct worker {
     struct throttle_table *t;
     unsigned id, ok;
+    pthread_barrier_t *tick;        /* the threads move through virtual
+                                       time together, one ms at a time */
 };
 
 static void *
@@ -942,8 +944,10 @@ worker_run(void *arg)
     struct worker *w = arg;
 
     for (unsigned i = 0; i < 20000; i++) {
-        uint64_t now = T0 + i / 4;      /* 20 virtual seconds */
+        uint64_t now = T0 + i / 4;      /* 5 virtual seconds */
 
+        if (i % 4 == 0)
+            pthread_barrier_wait(w->tick);
         if (req(w->t, (w->id + i) % 4, THROTTLE_WRITE, 1, 1, now) ==
             THROTTLE_OK)
             w->ok++;
@@ -957,15 +961,18 @@ START_TEST(test_throttle_threads)
     struct worker w[4];
     pthread_t th[4];
     struct throttle_table_stats st;
+    pthread_barrier_t tick;
     unsigned ok = 0;
     uint64_t thr = 0;
 
     throttle_limits_default(&lim);
     lim.burst_start_full = false;
+    pthread_barrier_init(&tick, NULL, 4);
     for (unsigned i = 0; i < 4; i++) {
         w[i].t = i == 0 ? mk(&lim, false, 0, 400, 4, T0) : w[0].t;
         w[i].id = i;
         w[i].ok = 0;
+        w[i].tick = &tick;
     }
     for (unsigned i = 0; i < 4; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, worker_run, &w[i]), 0);
@@ -973,6 +980,7 @@ START_TEST(test_throttle_threads)
         pthread_join(th[i], NULL);
         ok += w[i].ok;
     }
+    pthread_barrier_destroy(&tick);
     throttle_table_stats(w[0].t, T0 + 5000, &st);
     for (int c = 0; c < THROTTLE_CAUSE_COUNT; c++)
         thr += st.op[THROTTLE_WRITE].throttled[c];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* check_item.c - api/item.c: AttributeValue validation with DynamoDB's
- * messages and in-place canonicalisation, item size, equality and order,
- * key schema parsing and storage key building. */
+/* check_av.c - api/proto/av.c and key.c: AttributeValue validation with
+ * DynamoDB's messages and in-place canonicalisation, item size, equality
+ * and order, key schema parsing and storage key building. */
 
 #include <check.h>
 #include <stdio.h>

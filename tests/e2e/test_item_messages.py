@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-# test_conformance.py - the conformance audit's findings, pinned: each test
-# asserts what DynamoDB answers (exact error type and message, limits,
-# results) where shardlocal once differed, plus the neighbouring behaviour
-# the fix must not disturb. Sources are named next to each test.
+# test_item_messages.py - the item operations' messages and order of
+# checks, pinned to what DynamoDB answers (exact error type and message,
+# limits, results): expression maps, key and attribute name sizes, the
+# value layer, the write envelope, UpdateItem's order, key conditions,
+# empty key values. Sources are named next to each test.
 import unittest
 
 import boto3

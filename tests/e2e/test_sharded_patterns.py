@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# test_seeds.py - the seeds' patterns end to end (issue 4): a scatter-gather
-# read over 20 write-shard suffixes; the "GSI choke chain", where a hot GSI
-# key throttles base-table writes (GSI back-pressure, throttling.md 5) while
+# test_sharded_patterns.py - sharded schema patterns end to end: a
+# scatter-gather read over 20 write-shard suffixes; the "GSI choke chain",
+# where a hot GSI key throttles base-table writes (GSI back-pressure) while
 # the base table's partitions are idle; GSI read throttling leaving the base
 # table alone; LSI item collections (limit, ItemCollectionMetrics); and the
 # initial partition count under --throttle-scale.

@@ -12,7 +12,7 @@
 
 #include <openssl/evp.h>
 
-#include "tests/unit/fixture.h"
+#include "tests/unit/storage/fixture.h"
 
 char tmpdir[64];
 struct storage *st;

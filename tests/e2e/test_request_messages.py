@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
-# test_conformance2.py - the second conformance pass: batches, transactions,
-# validation order, limits and update semantics, each pinned to what
-# DynamoDB answered when the paritysuite/dynamodb-conformance suite recorded
-# it (2026-10; the file under tests/ there is named in each class). Every
-# test here failed before the fix it guards.
+# test_request_messages.py - batches', transactions' and deep requests'
+# messages, validation order, number limits and set order, each pinned to
+# what DynamoDB answered when the paritysuite/dynamodb-conformance suite
+# recorded it (2026-10; the file under tests/ there is named in each
+# class). Every test here failed before the fix it guards.
 import unittest
 
 import boto3

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_legacy.c - api/legacy.c: the expression/legacy mix checks, the
+/* check_legacy.c - api/expr/legacy*.c: the expression/legacy mix checks, the
  * legacy parameters' DynamoDB messages, their translation into expression
  * text, and that the text parses (expr_parse) and evaluates with the
  * legacy semantics (expr_eval). */
@@ -324,7 +324,7 @@ static const struct {
       "{':l0': {'S': 'h'}, ':l1': {'S': 'p'}}" },
 
     /* Operators the schema check rejects later still translate (and
-     * parse), so op_query.c can report "not an indexable operation". */
+     * parse), so ops/query.c can report "not an indexable operation". */
     { W_KEYCOND, "{'pk': {'ComparisonOperator': 'NE',"
       " 'AttributeValueList': [{'S': 'h'}]}}", NULL, "#l0 <> :l0",
       "{'#l0': 'pk'}", "{':l0': {'S': 'h'}}" },

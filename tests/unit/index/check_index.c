@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* check_index.c - secondary index rows (api/index.c): the composite sort
+/* check_index.c - secondary index rows (api/index/index.c): the composite sort
  * key's order, sparse and mistyped index keys, projections, the per-index
  * write plan and its units, and the ConsumedCapacity maps. */
 #include <check.h>
