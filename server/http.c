@@ -362,7 +362,7 @@ reply_admin(struct reply *r, struct admin_reply *ar)
     r->content_type = ar->content_type;
 }
 
-/* GET /shardlocal[/...]: the admin API and the live view (api/admin.c). */
+/* GET /shardlocal[/...]: the admin API and the live view (api/admin/). */
 static void
 route_admin(struct http_server *h, struct MHD_Connection *conn,
             struct http_req *rq, struct reply *r)

@@ -30,7 +30,7 @@ item_b64_val(unsigned char c)
     return -1;
 }
 
-/* Decoded length of validated base64 text (api/item.c checks it). */
+/* Decoded length of validated base64 text (api/proto/av.c checks it). */
 size_t
 item_b64_len(const char *s, size_t len)
 {
@@ -44,9 +44,9 @@ item_b64_len(const char *s, size_t len)
 }
 
 /*
- * Decode standard padded base64 (already validated by api/item.c) into out,
- * writing at most cap bytes. Returns the decoded length, or -1 if the text
- * is malformed or decodes to more than cap bytes.
+ * Decode standard padded base64 (already validated by api/proto/av.c) into
+ * out, writing at most cap bytes. Returns the decoded length, or -1 if the
+ * text is malformed or decodes to more than cap bytes.
  */
 long
 item_b64_decode(const char *s, size_t len, uint8_t *out, size_t cap)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* index.h - global and local secondary indexes: each index is a hidden
  * storage table kept in step with its base table by stable_txn(); this
- * header is what the write paths (op_item.c, op_batch.c, op_txn.c), the
- * readers (op_query.c) and the control plane (op_table.c) share. */
+ * header is what the write paths (ops/item.c, ops/batch.c, ops/txn.c), the
+ * readers (ops/query.c) and the control plane (tables/) share. */
 #ifndef SHARDLOCAL_INDEX_H
 #define SHARDLOCAL_INDEX_H
 
@@ -174,7 +174,7 @@ int index_mutate(const struct index_set *s, struct stable *base,
  * aborts the write with err as the gate set it, nothing written. It runs
  * again on every retry (so it must reset what it admitted), and not at
  * all when fn fails (a failed condition) or leaves the item alone. GSI
- * back-pressure and the item collection limit use it (op_common.c
+ * back-pressure and the item collection limit use it (ops/write.c
  * write_gate_fn).
  */
 typedef int index_gate_fn(void *arg, const json_t *old,

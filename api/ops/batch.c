@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* op_batch.c - BatchGetItem and BatchWriteItem: DynamoDB's checks in its
+/* batch.c - BatchGetItem and BatchWriteItem: DynamoDB's checks in its
  * order, every table and key resolved before the first read or write, each
  * write committed on its own by stable_mutate(), and Unprocessed* in the
  * request's own shape so a client can send them straight back. */
@@ -96,7 +96,7 @@ batch_begin(struct api_ctx *ctx, const json_t *ri, struct batch_progress *p,
 }
 
 /*
- * Throttling (op_common.c): may the partition of key k in table ot serve
+ * Throttling (throttle/gate.c): may the partition of key k in table ot serve
  * this read or write now? A refusal returns false with p->refusal set to
  * the exception (throttle_batch_err: ProvisionedThroughputExceeded or
  * ThrottlingException, with its ThrottlingReasons) that the whole call

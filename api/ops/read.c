@@ -33,7 +33,7 @@ member_str(const json_t *req, const char *name)
 
 /*
  * Parse a legacy parameter (QueryFilter / ScanFilter, AttributesToGet,
- * KeyConditions) through op_common when the request has it: DynamoDB
+ * KeyConditions) through req_exprs_parse() when the request has it: DynamoDB
  * checks these at their own points in its order, apart from the
  * expressions. *out is NULL when the member is absent.
  */

@@ -48,7 +48,7 @@ struct read_req {
     uint8_t start_isk[KEY_BYTES_MAX]; /* start key's index sort key */
     size_t start_isk_len;
     struct api_ctx *ctx;            /* borrowed: for throttling */
-    struct gate_ticket th;          /* the page's admission (op_common.c) */
+    struct gate_ticket th;          /* the page's admission (throttle/gate.c) */
 };
 
 /* State of the page being read (the row callback's argument). */

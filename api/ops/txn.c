@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* op_txn.c - TransactWriteItems and TransactGetItems: per-item checks in
- * DynamoDB's order (the same plumbing as op_item.c), then one atomic
+/* txn.c - TransactWriteItems and TransactGetItems: per-item checks in
+ * DynamoDB's order (the same plumbing as ops/item.c), then one atomic
  * stable_txn()/stable_txn_get() across tables and partitions; cancellation
  * reasons in request order, ClientRequestToken idempotency, transactional
  * (doubled) capacity split into read and write units. */
@@ -361,7 +361,7 @@ check_empty_names(const json_t *item, struct ddb_err *err)
     return 0;
 }
 
-/* The request-only checks of one write action, in op_item.c's order. */
+/* The request-only checks of one write action, in ops/item.c's order. */
 static int
 prepare_write(struct titem *ti, struct ddb_err *err)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* txn_inflight.c - a mutex-protected hash set of the item keys (owner,
  * table, encoded partition and sort key) that in-flight TransactWriteItems
- * hold from just before their commit until it ends; op_txn.c registers,
- * op_item.c and TransactGetItems look up. Plus the tests' pause rules. */
+ * hold from just before their commit until it ends; ops/txn.c registers,
+ * ops/item.c and TransactGetItems look up. Plus the tests' pause rules. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,7 +28,7 @@ struct txn_inflight_ent {
     uint8_t data[];                     /* pk, sk, table + '\0' */
 };
 
-/* Process-wide, entries tagged by owner (the token registry in op_txn.c
+/* Process-wide, entries tagged by owner (the token registry in ops/txn.c
  * does the same): two servers in one process never see each other's. */
 static pthread_mutex_t inflight_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct txn_inflight_ent *buckets[INFLIGHT_BUCKETS];

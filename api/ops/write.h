@@ -159,7 +159,7 @@ void gsi_gate_charge(struct api_ctx *ctx, struct gsi_gate *g);
 void gsi_gate_fini(struct gsi_gate *g);
 
 /*
- * The index_gate_fn of single-item writes (op_item.c, op_batch.c): GSI
+ * The index_gate_fn of single-item writes (ops/item.c, ops/batch.c): GSI
  * back-pressure (gsi_gate_admit into w->g), then the item collection
  * limit (--item-collection-limit, tables with LSIs). Fill the inputs,
  * gsi_gate_init(&w->g), pass it to index_mutate_gated(); afterwards
