@@ -199,7 +199,7 @@ run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
             const json_t *req, void *st, json_t **resp, struct ddb_err *err)
 {
     struct table_ref tr = { 0 };
-    struct api_admit adm = { 0 };
+    struct api_admit adm;
     struct gate_ticket th;
     double units;
     int rc = -1;
@@ -207,17 +207,17 @@ run_item_op(struct api_ctx *ctx, const struct api_item_op *io,
     gate_init(&th);
     if (table_ref_open(ctx, req, &tr, err) != 0 ||
         io->resolve(ctx, st, &tr, &adm, err) != 0 ||
-        gate_admit(ctx, tr.t, adm.key,
+        gate_admit(ctx, tr.t, &adm.key,
                    adm.write ? THROTTLE_WRITE : THROTTLE_READ, adm.need, &th,
                    err) != 0)
         goto out;
-    rc = io->run(ctx, st, &tr, err);
+    rc = io->run(ctx, st, &tr, &adm, err);
     units = io->units(st);
     gate_charge(ctx, &th, units);
     if (rc == 0) {
         capacity_add(ctx->cap, tr.name, adm.write ? 0 : units,
                      adm.write ? units : 0);
-        rc = io->reply(ctx, st, &tr, resp, err);
+        rc = io->reply(ctx, st, &tr, &adm, resp, err);
     }
 out:
     table_ref_close(&tr);

@@ -7,11 +7,13 @@
 #
 # Targets: canned, shardlocal (--in-memory), shardlocal-disk (temp data
 # dir; both --throttle off), shardlocal-thr (temp data dir, throttling on
-# but never triggered), and moto (moto_server) and dynalite (npx dynalite) when installed.
-# Servers and wrk are pinned to different CPUs with taskset.
+# but never triggered), base-disk (another shardlocal binary, -b, run as
+# shardlocal-disk: a before/after comparison in one run), and moto
+# (moto_server) and dynalite (npx dynalite) when installed. Servers and
+# wrk are pinned to different CPUs with taskset.
 #
 # Usage: bench/run.sh [-d SECONDS] [-c CONNECTIONS] [-w "put get ..."]
-#                     [-t "canned shardlocal ..."]
+#                     [-t "canned shardlocal ..."] [-b OTHER_SHARDLOCAL]
 # Environment: BENCH_KEYS (10000), BENCH_VALUE_BYTES (100), DYNALITE_DIR
 # (where node_modules/dynalite lives, default /tmp/dyn).
 # Exit 77 when wrk is missing.
@@ -25,13 +27,16 @@ DURATION=10
 CONNS=32
 WORKLOADS="put get query update mix"
 TARGETS="canned shardlocal shardlocal-disk shardlocal-thr moto dynalite"
-while getopts "d:c:w:t:h" opt; do
+BASE_BIN=""
+while getopts "d:c:w:t:b:h" opt; do
     case $opt in
     d) DURATION=$OPTARG ;;
     c) CONNS=$OPTARG ;;
     w) WORKLOADS=$OPTARG ;;
     t) TARGETS=$OPTARG ;;
-    *) sed -n '2,18p' "$0"; exit 2 ;;
+    b) BASE_BIN=$OPTARG
+       case " $TARGETS " in *" base-disk "*) ;; *) TARGETS="$TARGETS base-disk" ;; esac ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
     esac
 done
 BENCH_KEYS=${BENCH_KEYS:-10000}
@@ -135,10 +140,12 @@ start_target() {
         $PIN_SRV ./shardlocal --port "$PORT" --in-memory --throttle off \
             --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
         ;;
-    shardlocal-disk)
-        [ -x ./shardlocal ] || return 1
+    shardlocal-disk|base-disk)
+        bin=./shardlocal
+        [ "$1" = base-disk ] && bin=$BASE_BIN
+        [ -n "$bin" ] && [ -x "$bin" ] || return 1
         rm -rf "$WORK/data"; mkdir -p "$WORK/data"
-        $PIN_SRV ./shardlocal --port "$PORT" --data-dir "$WORK/data" \
+        $PIN_SRV "$bin" --port "$PORT" --data-dir "$WORK/data" \
             --throttle off \
             --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
         ;;

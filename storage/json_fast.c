@@ -230,24 +230,28 @@ json_fast_loadb(const char *buf, size_t len)
  * Encoder
  * ---------------------------------------------------------------------- */
 
-/* Room for n more bytes plus the NUL. */
-static void
-reserve(struct json_fast_buf *b, size_t n)
+/* Grow b to hold n more bytes plus the NUL: the rare path, kept out of
+ * line so that put_bytes() stays small enough to inline everywhere. */
+static void __attribute__((noinline))
+grow(struct json_fast_buf *b, size_t n)
 {
-    size_t cap;
-    char *np;
+    size_t cap = b->cap ? b->cap : 256;
 
-    if (b->len + n + 1 <= b->cap)
-        return;
-    cap = b->cap ? b->cap : 256;
     while (cap < b->len + n + 1)
         cap *= 2;
-    np = xrealloc(b->p, cap);
-    b->p = np;
+    b->p = xrealloc(b->p, cap);
     b->cap = cap;
 }
 
-static void
+/* Room for n more bytes plus the NUL. */
+static inline void
+reserve(struct json_fast_buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        grow(b, n);
+}
+
+static inline void
 put_bytes(struct json_fast_buf *b, const char *s, size_t n)
 {
     reserve(b, n);

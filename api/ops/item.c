@@ -36,7 +36,6 @@ struct get_state {
     struct expr *proj;              /* owned; NULL: the whole item */
     json_t *key;                    /* owned: the validated Key map */
     bool consistent;
-    struct item_key k;
     json_t *item;                   /* owned: what was read, or NULL */
 };
 
@@ -70,10 +69,9 @@ get_resolve(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
     struct get_state *g = arg;
 
     (void)ctx;
-    if (item_key_build(&tr->ks, g->key, true, &g->k, err) != 0 ||
+    if (item_key_build(&tr->ks, g->key, true, &adm->key, err) != 0 ||
         expr_check_key_scalars(g->proj, &tr->ks, err) != 0)
         return -1;
-    adm->key = &g->k;
     adm->write = false;
     adm->need = capacity_read_units(0, g->consistent);
     return 0;
@@ -81,12 +79,12 @@ get_resolve(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
 
 static int
 get_run(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
-        struct ddb_err *err)
+        const struct api_admit *adm, struct ddb_err *err)
 {
     struct get_state *g = arg;
 
     (void)ctx;
-    return stable_get(tr->t, &g->k, &g->item, err);
+    return stable_get(tr->t, &adm->key, &g->item, err);
 }
 
 /* A missing item still costs one read step (half when eventually
@@ -103,13 +101,14 @@ get_units(const void *arg)
 /* {"Item": ...} projected, or {} when there is no such item. */
 static int
 get_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
-          json_t **resp, struct ddb_err *err)
+          const struct api_admit *adm, json_t **resp, struct ddb_err *err)
 {
     struct get_state *g = arg;
     json_t *out = json_object();
 
     (void)ctx;
     (void)tr;
+    (void)adm;
     (void)err;
     if (g->item != NULL)
         json_object_set_new(out, "Item",
@@ -147,7 +146,6 @@ const struct api_item_op item_op_get = {
 
 struct write_state {
     struct write_req w;
-    struct item_key k;
     double idx_units[INDEX_MAX];    /* the indexes' write units */
 };
 
@@ -311,11 +309,10 @@ write_state_resolve(struct api_ctx *ctx, void *arg,
 {
     struct write_state *s = arg;
 
-    if (write_resolve(ctx, &s->w, tr, &s->k, err) != 0 ||
-        write_check_held(ctx, tr, &s->k, err) != 0)
+    if (write_resolve(ctx, &s->w, tr, &adm->key, err) != 0 ||
+        write_check_held(ctx, tr, &adm->key, err) != 0)
         return -1;
     s->w.rv = write_rv_of(s->w.params);
-    adm->key = &s->k;
     adm->write = true;
     adm->need = s->w.kind == WRITE_PUT ? capacity_write_units(s->w.size)
                                        : 1;
@@ -324,11 +321,11 @@ write_state_resolve(struct api_ctx *ctx, void *arg,
 
 static int
 write_state_run(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
-                struct ddb_err *err)
+                const struct api_admit *adm, struct ddb_err *err)
 {
     struct write_state *s = arg;
 
-    return write_run(ctx, &s->w, tr, &s->k, s->idx_units, err);
+    return write_run(ctx, &s->w, tr, &adm->key, s->idx_units, err);
 }
 
 static double
@@ -347,7 +344,8 @@ write_state_units(const void *arg)
  */
 static int
 write_state_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
-                  json_t **resp, struct ddb_err *err)
+                  const struct api_admit *adm, json_t **resp,
+                  struct ddb_err *err)
 {
     struct write_state *s = arg;
     struct write_req *w = &s->w;
@@ -362,7 +360,7 @@ write_state_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
         json_str_is(json_object_get(w->params, "ReturnItemCollectionMetrics"),
                     "SIZE")) {
         ddb_err_clear(err);
-        m = index_collection_metrics(w->set, tr->t, &s->k,
+        m = index_collection_metrics(w->set, tr->t, &adm->key,
                                      w->item != NULL ? w->item : w->key,
                                      err);
         if (m == NULL && err->type != DDB_OK) {

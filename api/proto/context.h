@@ -55,9 +55,11 @@ typedef int api_handler(struct api_ctx *ctx, const json_t *req,
 
 struct table_ref;                   /* tables/tables.h */
 
-/* What an item operation asks the throttle for before it runs. */
+/* The item an item operation works on, and what it asks the throttle
+ * for before it runs. Lives on dispatch's stack (a key is 4 KB: not
+ * worth zeroing per call). */
 struct api_admit {
-    const struct item_key *key;     /* borrowed from the operation's state */
+    struct item_key key;            /* the item's storage key */
     bool write;                     /* a write (else a read) */
     double need;                    /* the least the call can cost */
 };
@@ -74,19 +76,21 @@ struct api_item_op {
     /* The request's own checks, in DynamoDB's order, before the table. */
     int (*prepare)(struct api_ctx *ctx, const json_t *req, void *st,
                    struct ddb_err *err);
-    /* The checks against the table tr; fill the admission. */
+    /* The checks against the table tr; fill the admission (its key
+     * first). */
     int (*resolve)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
                    struct api_admit *adm, struct ddb_err *err);
     /* Do it, once admitted. */
     int (*run)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
-               struct ddb_err *err);
+               const struct api_admit *adm, struct ddb_err *err);
     /* The units the table's own partition consumed, charged and recorded
      * for ConsumedCapacity; asked after run whatever it returned (a failed
      * condition still consumes). 0 when nothing ran. */
     double (*units)(const void *st);
     /* The reply after a successful run: *resp a new reference. */
     int (*reply)(struct api_ctx *ctx, void *st, const struct table_ref *tr,
-                 json_t **resp, struct ddb_err *err);
+                 const struct api_admit *adm, json_t **resp,
+                 struct ddb_err *err);
     void (*fini)(void *st);
 };
 
