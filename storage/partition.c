@@ -26,6 +26,13 @@ enum {
     ST_SCAN,
     ST_SCAN_FROM,
     ST_STATS,
+    ST_LOG_PUT,
+    ST_LOG_MAX,
+    ST_LOG_READ,
+    ST_LOG_AGES,
+    ST_LOG_DROP,
+    ST_META_GET,
+    ST_META_PUT,
     ST_COUNT
 };
 
@@ -48,13 +55,34 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "(h, pk, sk) > (?3, ?4, ?5) AND h < ?2 "
                      "ORDER BY h, pk, sk",
     [ST_STATS] = "SELECT count(*), coalesce(sum(size), 0) FROM items",
+    /* The change log: a replayed journal entry may bring a record that is
+     * already there, hence OR IGNORE. */
+    [ST_LOG_PUT] = "INSERT OR IGNORE INTO changes (seq, ms, origin, old, "
+                   "new) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_LOG_MAX] = "SELECT coalesce(max(seq), 0) FROM changes",
+    [ST_LOG_READ] = "SELECT seq, ms, origin, old, new FROM changes WHERE "
+                    "seq > ?1 AND seq <= ?2 ORDER BY seq",
+    [ST_LOG_AGES] = "SELECT seq, ms FROM changes ORDER BY seq",
+    [ST_LOG_DROP] = "DELETE FROM changes WHERE seq <= ?1",
+    [ST_META_GET] = "SELECT v FROM log_meta WHERE k = ?1",
+    [ST_META_PUT] = "INSERT OR REPLACE INTO log_meta (k, v) VALUES (?1, ?2)",
 };
 
+/* Items, and the change log (docs/design.md, "The change log"): one row
+ * per change with the images before and after (NULL: absent), and the
+ * last sequence number trimmed ("trimmed" in log_meta). */
 static const char part_schema[] =
     "CREATE TABLE IF NOT EXISTS items ("
     " h BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,"
     " size INTEGER NOT NULL, item TEXT NOT NULL,"
-    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID";
+    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS changes ("
+    " seq INTEGER PRIMARY KEY, ms INTEGER NOT NULL,"
+    " origin INTEGER NOT NULL, old TEXT, new TEXT);"
+    "CREATE TABLE IF NOT EXISTS log_meta ("
+    " k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
+
+#define META_TRIMMED "trimmed"
 
 struct partition {
     pthread_mutex_t mu;                 /* guards everything below */
@@ -69,6 +97,8 @@ struct partition {
     bool retired;                       /* replaced by a split: db closed */
     bool stats_valid;                   /* count/bytes loaded and kept */
     uint64_t count, bytes;              /* live rows and sum(size) */
+    bool trimmed_valid;                 /* trimmed loaded */
+    uint64_t trimmed;                   /* the log's last trimmed number */
 };
 
 
@@ -379,14 +409,63 @@ del_locked(struct partition *p, const struct item_key *k,
     return step_done(p, st, bind_key(st, k), "delete", err);
 }
 
+/* ------------------------------------------------------------------------
+ * The change log: records written in the transaction of their change
+ * ---------------------------------------------------------------------- */
+
+/* Does old -> new_item (either NULL when absent) change the item? A write
+ * that leaves it as it was logs nothing (DynamoDB Streams: no record for
+ * an unchanged item; Alternator test_streams.py do_updates_1). */
+static bool
+is_change(const json_t *old, const json_t *new_item)
+{
+    if (old == NULL || new_item == NULL)
+        return old != new_item;
+    return !json_equal((json_t *)old, (json_t *)new_item);
+}
+
+/* Bind image (NULL: SQL NULL) to column i of st, copied (p->buf is
+ * reused for the next image). */
+static int
+bind_image(struct partition *p, sqlite3_stmt *st, int i, const json_t *img)
+{
+    long len;
+
+    if (img == NULL)
+        return sqlite3_bind_null(st, i);
+    len = item_encode(p, img);
+    if (len < 0)
+        return SQLITE_ERROR;
+    return sqlite3_bind_text(st, i, p->buf, (int)len, SQLITE_TRANSIENT);
+}
+
+/* In p's open transaction: the record of one change. */
+static int
+log_put_locked(struct partition *p, uint64_t seq, uint64_t ms,
+               enum storage_origin origin, const json_t *old,
+               const json_t *new_item, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_LOG_PUT];
+
+    return step_done(p, st,
+                     sqlite3_bind_int64(st, 1, (sqlite3_int64)seq) ||
+                         sqlite3_bind_int64(st, 2, (sqlite3_int64)ms) ||
+                         sqlite3_bind_int(st, 3, (int)origin) ||
+                         bind_image(p, st, 4, old) ||
+                         bind_image(p, st, 5, new_item),
+                     "log", err);
+}
+
 /*
  * Atomic read-modify-write (see stable_mutate in storage.h): lock, BEGIN
- * IMMEDIATE, read, call fn, write/delete/keep, COMMIT. Any failure rolls
- * back, so the row is untouched.
+ * IMMEDIATE, read, call fn, write/delete/keep, log the change (when log
+ * is given), COMMIT. Any failure rolls back, so the row is untouched and
+ * no record is left.
  */
 int
 partition_mutate(struct partition *p, const struct item_key *k,
-                 stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+                 const struct plog *log, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
 {
     json_t *old = NULL, *new_item = NULL;
     size_t new_size = 0, old_size = 0;
@@ -408,6 +487,13 @@ partition_mutate(struct partition *p, const struct item_key *k,
             if (del_locked(p, k, err) != 0)
                 goto out;
         }
+        /* the number is taken under the partition lock: records of one
+         * partition are numbered in commit order */
+        if (log != NULL && atomic_load(log->on) &&
+            is_change(old, new_item) &&
+            log_put_locked(p, atomic_fetch_add(log->seq, 1) + 1, log->ms,
+                           log->origin, old, new_item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
@@ -633,11 +719,99 @@ copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
     return 0;
 }
 
+/* The last trimmed sequence number of p's log (p locked), read once. */
+static int
+trimmed_locked(struct partition *p, uint64_t *out, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_META_GET];
+    int step, rc = 0;
+
+    if (!p->trimmed_valid) {
+        if (sqlite3_bind_text(st, 1, META_TRIMMED, -1, SQLITE_STATIC) !=
+            SQLITE_OK)
+            rc = sql_err(p, err, "log meta");
+        else if ((step = sqlite3_step(st)) == SQLITE_ROW)
+            p->trimmed = (uint64_t)sqlite3_column_int64(st, 0);
+        else if (step == SQLITE_DONE)
+            p->trimmed = 0;
+        else
+            rc = sql_err(p, err, "log meta");
+        stmt_done(st);
+        if (rc != 0)
+            return -1;
+        p->trimmed_valid = true;
+    }
+    *out = p->trimmed;
+    return 0;
+}
+
+/* In p's open transaction: the trimmed mark becomes v (in memory once
+ * committed: the caller sets p->trimmed). */
+static int
+trimmed_put_locked(struct partition *p, uint64_t v, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_META_PUT];
+
+    return step_done(p, st,
+                     sqlite3_bind_text(st, 1, META_TRIMMED, -1,
+                                       SQLITE_STATIC) ||
+                         sqlite3_bind_int64(st, 2, (sqlite3_int64)v),
+                     "log meta", err);
+}
+
+/* Copy parent's whole log and trimmed mark into a's open transaction (the
+ * first child hosts the parent's records: design.md). */
+static int
+copy_log(struct partition *parent, struct partition *a, struct ddb_err *err)
+{
+    sqlite3_stmt *src = parent->st[ST_LOG_READ];
+    sqlite3_stmt *dst = a->st[ST_LOG_PUT];
+    uint64_t trimmed;
+    int step, rc = -1;
+
+    if (trimmed_locked(parent, &trimmed, err) != 0)
+        return -1;
+    if (sqlite3_bind_int64(src, 1, 0) != SQLITE_OK ||
+        sqlite3_bind_int64(src, 2, INT64_MAX) != SQLITE_OK) {
+        sql_err(parent, err, "split log");
+        goto out;
+    }
+    while ((step = sqlite3_step(src)) == SQLITE_ROW) {
+        int bound = SQLITE_OK;
+
+        for (int c = 0; c < 3 && bound == SQLITE_OK; c++)
+            bound = sqlite3_bind_int64(dst, c + 1,
+                                       sqlite3_column_int64(src, c));
+        for (int c = 3; c < 5 && bound == SQLITE_OK; c++)
+            bound = sqlite3_column_type(src, c) == SQLITE_NULL
+                        ? sqlite3_bind_null(dst, c + 1)
+                        : sqlite3_bind_text(
+                              dst, c + 1,
+                              (const char *)sqlite3_column_text(src, c),
+                              sqlite3_column_bytes(src, c), SQLITE_STATIC);
+        if (step_done(a, dst, bound, "split log", err) != 0)
+            goto out;
+    }
+    if (step != SQLITE_DONE) {
+        sql_err(parent, err, "split log");
+        goto out;
+    }
+    if (trimmed > 0 && trimmed_put_locked(a, trimmed, err) != 0)
+        goto out;
+    a->trimmed = trimmed;
+    a->trimmed_valid = true;
+    rc = 0;
+out:
+    stmt_done(src);
+    return rc;
+}
+
 /*
  * With parent locked (partition_lock), copy its rows with top-64 hash below
  * mid into a and the rest into b (both fresh, not yet visible to others),
- * each in one transaction, then checkpoint a and b so their data is in the
- * database files before the catalog names them.
+ * and its change log into a, each in one transaction, then checkpoint a
+ * and b so their data is in the database files before the catalog names
+ * them.
  */
 int
 partition_split_copy_locked(struct partition *parent, uint64_t mid,
@@ -674,6 +848,8 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
         sql_err(parent, err, "split read");
         goto out;
     }
+    if (copy_log(parent, a, err) != 0)
+        goto out;
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
             goto out;
@@ -733,9 +909,10 @@ partition_get_locked(struct partition *p, const struct item_key *k,
 }
 
 /*
- * p locked: write the after-images w[0..n) (item NULL deletes) in one
- * SQLite transaction and keep the in-memory stats. Idempotent: replaying
- * the same images gives the same rows and the same figures.
+ * p locked: write the after-images w[0..n) (item NULL deletes) and their
+ * log records (those with a sequence number) in one SQLite transaction and
+ * keep the in-memory stats. Idempotent: replaying the same images gives
+ * the same rows, records and figures.
  */
 int
 partition_apply_locked(struct partition *p, const struct part_write *w,
@@ -767,6 +944,10 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
         } else if (del_locked(p, w[i].k, err) != 0) {
             goto out;
         }
+        if (w[i].seq != 0 &&
+            log_put_locked(p, w[i].seq, w[i].ms, w[i].origin, w[i].old,
+                           w[i].item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
@@ -776,5 +957,146 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
 out:
     if (rc != 0)
         rollback(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading and trimming the change log (changelog.c)
+ * ---------------------------------------------------------------------- */
+
+int
+partition_log_max(struct partition *p, uint64_t *max, struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = 0;
+
+    if (!lock_live(p))
+        return PART_RETIRED;
+    st = p->st[ST_LOG_MAX];
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *max = (uint64_t)sqlite3_column_int64(st, 0);
+    else
+        rc = sql_err(p, err, "log max");
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* An image column: a new reference, or NULL for SQL NULL (*bad on a
+ * corrupt one, err set). */
+static json_t *
+image_col(sqlite3_stmt *st, int col, bool *bad, struct ddb_err *err)
+{
+    json_t *j;
+
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return NULL;
+    j = item_parse(st, col, err);
+    if (j == NULL)
+        *bad = true;
+    return j;
+}
+
+int
+partition_log_read(struct partition *p, uint64_t after, uint64_t upto,
+                   stable_log_fn *fn, void *arg, uint64_t *trimmed,
+                   struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = 0, step = SQLITE_DONE;
+
+    if (!lock_live(p))
+        return PART_RETIRED;
+    if (trimmed_locked(p, trimmed, err) != 0) {
+        pthread_mutex_unlock(&p->mu);
+        return -1;
+    }
+    if (upto > INT64_MAX)
+        upto = INT64_MAX;
+    st = p->st[ST_LOG_READ];
+    if (after >= upto)
+        goto out;
+    if (sqlite3_bind_int64(st, 1, (sqlite3_int64)after) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)upto) != SQLITE_OK) {
+        rc = sql_err(p, err, "log read");
+        goto out;
+    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct slog_rec r;
+        json_t *o, *n;
+        bool bad = false;
+
+        r.seq = (uint64_t)sqlite3_column_int64(st, 0);
+        r.ms = (uint64_t)sqlite3_column_int64(st, 1);
+        r.origin = sqlite3_column_int(st, 2) == STORAGE_ORIGIN_SERVICE
+                       ? STORAGE_ORIGIN_SERVICE
+                       : STORAGE_ORIGIN_REQUEST;
+        o = image_col(st, 3, &bad, err);
+        n = image_col(st, 4, &bad, err);
+        r.old = o;
+        r.new_item = n;
+        rc = bad ? -1 : fn(arg, &r, err);
+        json_decref(o);
+        json_decref(n);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = sql_err(p, err, "log read");
+    if (rc > 0)
+        rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/*
+ * Drop the records older than cutoff_ms. Records are walked in sequence
+ * order and the walk stops at the first young one, so what goes is always
+ * a prefix of the log (a clock that stepped back cannot leave a hole) and
+ * the trimmed mark says exactly which numbers are gone.
+ */
+int
+partition_log_trim(struct partition *p, uint64_t cutoff_ms,
+                   uint64_t *dropped, struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    uint64_t last = 0, n = 0, mark;
+    int rc = -1, step;
+
+    *dropped = 0;
+    if (!lock_live(p))
+        return PART_RETIRED;
+    if (trimmed_locked(p, &mark, err) != 0)
+        goto out;
+    st = p->st[ST_LOG_AGES];
+    while ((step = sqlite3_step(st)) == SQLITE_ROW &&
+           (uint64_t)sqlite3_column_int64(st, 1) < cutoff_ms) {
+        last = (uint64_t)sqlite3_column_int64(st, 0);
+        n++;
+    }
+    stmt_done(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE) {
+        sql_err(p, err, "log trim");
+        goto out;
+    }
+    if (n == 0) {
+        rc = 0;
+        goto out;
+    }
+    st = p->st[ST_LOG_DROP];
+    if (run_simple(p, ST_BEGIN, "begin", err) != 0 ||
+        step_done(p, st, sqlite3_bind_int64(st, 1, (sqlite3_int64)last),
+                  "log trim", err) != 0 ||
+        trimmed_put_locked(p, last > mark ? last : mark, err) != 0 ||
+        run_simple(p, ST_COMMIT, "commit", err) != 0)
+        goto out;
+    if (last > mark)
+        p->trimmed = last;
+    *dropped = n;
+    rc = 0;
+out:
+    if (rc != 0)
+        rollback(p);
+    pthread_mutex_unlock(&p->mu);
     return rc;
 }

@@ -71,8 +71,10 @@ stable_new(struct storage *s, const char *name, const char *id,
 
     atomic_init(&t->refs, 1);          /* the map's reference */
     atomic_init(&t->deleted, false);
+    atomic_init(&t->log_on, false);
+    atomic_init(&t->seq, 0);
     t->s = s;
-    t->name = xstrdup(name);
+    atomic_init(&t->name, xstrdup(name));
     snprintf(t->id, sizeof(t->id), "%s", id);
     t->dir = s->data_dir ? xasprintf("%s/tables/%s", s->data_dir, id) : NULL;
     pthread_mutex_init(&t->desc_mu, NULL);
@@ -101,7 +103,10 @@ stable_destroy(struct stable *t)
         storage_remove_dir(t->dir);
     json_decref(t->desc);
     pthread_mutex_destroy(&t->desc_mu);
-    free(t->name);
+    free(atomic_load(&t->name));
+    for (size_t i = 0; i < t->nold_names; i++)
+        free(t->old_names[i]);
+    free(t->old_names);
     free(t->dir);
     free(t);
 }
@@ -130,7 +135,7 @@ storage_map_find(struct storage *s, const char *name)
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(s->tables[mid]->name, name);
+        int c = strcmp(stable_name(s->tables[mid]), name);
 
         if (c == 0)
             return (long)mid;
@@ -145,7 +150,7 @@ storage_map_find(struct storage *s, const char *name)
 void
 storage_map_insert(struct storage *s, struct stable *t)
 {
-    long at = storage_map_find(s, t->name);
+    long at = storage_map_find(s, stable_name(t));
     size_t pos = (size_t)(-at - 1);
 
     if (s->ntables == s->cap) {
@@ -213,7 +218,7 @@ storage_table_names(struct storage *s)
 
     pthread_rwlock_rdlock(&s->map_mu);
     for (size_t i = 0; i < s->ntables; i++)
-        json_array_append_new(a, json_string(s->tables[i]->name));
+        json_array_append_new(a, json_string(stable_name(s->tables[i])));
     pthread_rwlock_unlock(&s->map_mu);
     return a;
 }
@@ -251,10 +256,12 @@ stable_desc(struct stable *t)
     return d;
 }
 
+/* The name, borrowed: a rename keeps the old string alive with the
+ * handle, so a request may go on using the name it read. */
 const char *
 stable_name(const struct stable *t)
 {
-    return t->name;
+    return atomic_load(&((struct stable *)t)->name);
 }
 
 unsigned
@@ -347,15 +354,26 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
 }
 
 int
-stable_mutate(struct stable *t, const struct item_key *k,
-              stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+stable_mutate_as(struct stable *t, const struct item_key *k,
+                 enum storage_origin origin, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
 {
+    struct plog l;
+    const struct plog *log = changelog_plog(t, origin, &l);
     int rc;
 
     do
-        rc = partition_mutate(stable_partition(t, k->hash), k, fn, arg, err);
+        rc = partition_mutate(stable_partition(t, k->hash), k, log, fn, arg,
+                              err);
     while (rc == PART_RETIRED);
     return rc;
+}
+
+int
+stable_mutate(struct stable *t, const struct item_key *k,
+              stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+{
+    return stable_mutate_as(t, k, STORAGE_ORIGIN_REQUEST, fn, arg, err);
 }
 
 /* A bound buffer: one more byte than a key, for "key + 0x00". */
@@ -580,7 +598,7 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     partition_lock(parent);
     locked = true;
     if (partition_split_copy_locked(parent, mid, a, b, err) != 0 ||
-        catalog_set_partitions(t->s, t->id, nl, err) != 0)
+        changelog_split(t, old, nl, i, err) != 0)
         goto out;
     rc = 0;
 

@@ -64,6 +64,12 @@ static const struct {
         "UnrecognizedClientException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_ACCESS_DENIED] = {
         "AccessDeniedException", NS_CORAL_SVC, 400, KEY_LOWER },
+    /* DynamoDB Streams' own errors share DynamoDB's namespace (the
+     * service model's 2012-08-10 version). */
+    [DDB_EXPIRED_ITERATOR] = {
+        "ExpiredIteratorException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TRIMMED_DATA] = {
+        "TrimmedDataAccessException", NS_DDB, 400, KEY_LOWER },
     /* DynamoDB answers other paths and methods with a 404 whose body is
      * <UnknownOperationException/>; we send the same code as JSON so that
      * JS clients can parse it (the JSON 1.0 protocol). */
