@@ -33,6 +33,11 @@ struct conf {
     uint64_t item_collection_limit; /* bytes: an LSI item collection may
                                        not grow past this (default 10 GB;
                                        0: no limit) */
+    unsigned ttl_sweep_seconds;     /* the TTL sweep's period (60) */
+    unsigned stream_describe_rate;  /* DescribeStream calls per second per
+                                       stream (10; 0: no limit) */
+    unsigned stream_shard_readers;  /* GetRecords at once per shard (2;
+                                       0: no limit) */
 };
 
 /* ------------------------------------------------------------------------

@@ -31,6 +31,13 @@ extern const struct api_schema schema_transact_write_items;
 extern const struct api_schema schema_update_contributor_insights;
 extern const struct api_schema schema_update_item;
 extern const struct api_schema schema_update_table;
+extern const struct api_schema schema_update_time_to_live;
+extern const struct api_schema schema_describe_time_to_live;
+/* DynamoDB Streams (model_streams.c) */
+extern const struct api_schema schema_list_streams;
+extern const struct api_schema schema_describe_stream;
+extern const struct api_schema schema_get_shard_iterator;
+extern const struct api_schema schema_get_records;
 
 /*
  * Check req (borrowed) against schema s. Returns 0, or -1 with a

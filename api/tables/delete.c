@@ -32,6 +32,14 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         rc = 0;
         goto out;
     }
+    /* While a stream is being enabled or disabled (DDB-TABLE-002,
+     * recorded 2026-10). */
+    if (tables_stream_busy(ctx, d.desc, now)) {
+        ddb_err_set(err, DDB_RESOURCE_IN_USE, "Attempt to change a resource "
+                    "which is still in use: Cannot delete table while "
+                    "stream is being enabled/disabled.");
+        goto out;
+    }
     if (tables_check_in_use(d.desc, d.name, err) != 0)
         goto out;
     if (json_is_true(json_object_get(d.desc, "DeletionProtectionEnabled"))) {
