@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # cli_test.py - the AWS CLI (v1 on PATH, v2 at /usr/bin/aws) against the
-# server: create-table, wait, put/query pagination, update-item, errors.
+# server: create-table, wait, put/query pagination, update-item, errors;
+# DynamoDB Streams (aws dynamodbstreams) and Time to Live.
 import json
 import re
 import os
@@ -43,10 +44,10 @@ class CliBase:
     path = None
     major = None
 
-    def aws(self, *args, check=True):
+    def aws(self, *args, check=True, service="dynamodb"):
         env = dict(os.environ)
         env.update(AWS_PAGER="", AWS_DEFAULT_OUTPUT="json")
-        cmd = [self.path, "dynamodb"] + list(args)
+        cmd = [self.path, service] + list(args)
         if ENDPOINT:
             cmd += ["--endpoint-url", ENDPOINT]
         p = subprocess.run(cmd, capture_output=True, text=True, env=env,
@@ -65,23 +66,77 @@ class CliBase:
         self.assertRegex(p.stderr,
                          re.escape(line) + retries + re.escape(message))
 
-    def js(self, *args):
-        out = self.aws(*args).stdout
+    def js(self, *args, service="dynamodb"):
+        out = self.aws(*args, service=service).stdout
         return json.loads(out) if out.strip() else {}
 
     @classmethod
     def setUpClass(cls):
         cls.table = "cli_%s_%s" % (cls.__name__[-2:].lower(),
                                     uuid.uuid4().hex[:8])
+        cls.stream_table = cls.table + "_s"
 
     @classmethod
     def tearDownClass(cls):
         env = dict(os.environ, AWS_PAGER="")
-        cmd = [cls.path, "dynamodb", "delete-table", "--table-name",
-               cls.table]
-        if ENDPOINT:
-            cmd += ["--endpoint-url", ENDPOINT]
-        subprocess.run(cmd, capture_output=True, env=env, timeout=120)
+        for t in (cls.table, cls.stream_table):
+            cmd = [cls.path, "dynamodb", "delete-table", "--table-name", t]
+            if ENDPOINT:
+                cmd += ["--endpoint-url", ENDPOINT]
+            subprocess.run(cmd, capture_output=True, env=env, timeout=120)
+
+    def test_streams_and_ttl(self):
+        t = self.stream_table
+        r = self.js("create-table", "--table-name", t,
+                    "--attribute-definitions",
+                    "AttributeName=pk,AttributeType=S",
+                    "--key-schema", "AttributeName=pk,KeyType=HASH",
+                    "--billing-mode", "PAY_PER_REQUEST",
+                    "--stream-specification",
+                    "StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES")
+        arn = r["TableDescription"]["LatestStreamArn"]
+        self.aws("wait", "table-exists", "--table-name", t)
+        self.aws("put-item", "--table-name", t, "--item",
+                 '{"pk": {"S": "a"}, "v": {"N": "1"}}')
+        self.aws("put-item", "--table-name", t, "--item",
+                 '{"pk": {"S": "a"}, "v": {"N": "2"}}')
+        r = self.js("list-streams", "--table-name", t,
+                    service="dynamodbstreams")
+        self.assertEqual([x["StreamArn"] for x in r["Streams"]], [arn])
+        d = self.js("describe-stream", "--stream-arn", arn,
+                    service="dynamodbstreams")["StreamDescription"]
+        self.assertEqual(d["StreamStatus"], "ENABLED")
+        recs = []
+        for sh in d["Shards"]:
+            it = self.js("get-shard-iterator", "--stream-arn", arn,
+                         "--shard-id", sh["ShardId"],
+                         "--shard-iterator-type", "TRIM_HORIZON",
+                         service="dynamodbstreams")["ShardIterator"]
+            recs += self.js("get-records", "--shard-iterator", it,
+                            service="dynamodbstreams")["Records"]
+        self.assertEqual([x["eventName"] for x in recs],
+                         ["INSERT", "MODIFY"])
+        self.assertEqual(recs[1]["dynamodb"]["OldImage"]["v"], {"N": "1"})
+        self.assertEqual(recs[1]["dynamodb"]["NewImage"]["v"], {"N": "2"})
+        p = self.aws("get-records", "--shard-iterator", "not-an-iterator",
+                     check=False, service="dynamodbstreams")
+        self.assertCliError(p, "ValidationException", "GetRecords",
+                            "Invalid ShardIterator")
+
+        r = self.js("update-time-to-live", "--table-name", t,
+                    "--time-to-live-specification",
+                    "Enabled=true,AttributeName=expires")
+        self.assertEqual(r["TimeToLiveSpecification"],
+                         {"Enabled": True, "AttributeName": "expires"})
+        r = self.js("describe-time-to-live", "--table-name", t)
+        self.assertEqual(r["TimeToLiveDescription"],
+                         {"TimeToLiveStatus": "ENABLED",
+                          "AttributeName": "expires"})
+        p = self.aws("update-time-to-live", "--table-name", t,
+                     "--time-to-live-specification",
+                     "Enabled=true,AttributeName=expires", check=False)
+        self.assertCliError(p, "ValidationException", "UpdateTimeToLive",
+                            "TimeToLive is already enabled")
 
     def test_workflow(self):
         # One ordered scenario: every step depends on the previous one.

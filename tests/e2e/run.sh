@@ -179,6 +179,7 @@ for s in $SUITES; do
         fi
         jsdir=$E2E/js
         if [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb" ] ||
+           [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb-streams" ] ||
            [ ! -d "$jsdir/node_modules/@aws-sdk/lib-dynamodb" ]; then
             if [ ! -w "$jsdir" ]; then      # e.g. distcheck's read-only tree
                 mkdir "$tmp/js" && cp "$jsdir"/*.mjs "$jsdir"/package*.json \
