@@ -14,16 +14,13 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                  struct ddb_err *err)
 {
     struct tables_ddl d;
-    const char *param, *status;
+    const char *status;
     json_t *pub = NULL, *wt;
     uint64_t now = tables_now_ms(ctx);
     unsigned delay = tables_status_delay(ctx);
     int rc = -1;
 
-    param = tables_req_name(req, err);
-    if (param == NULL)
-        return -1;
-    if (tables_ddl_begin(ctx, param, &d, err) != 0)
+    if (tables_ddl_begin_req(ctx, req, &d, err) != 0)
         goto out;
     status = tables_str(d.desc, "TableStatus");
     /* DynamoDB: "If table is already in the DELETING state, no error is

@@ -278,8 +278,17 @@ tables_ddl_begin(struct api_ctx *ctx, const char *param,
     d->desc = NULL;
     d->name[0] = '\0';
     api_ddl_lock();
+    if (param == NULL)
+        return -1;
     return tables_open_named(ctx, param, true, d->name, sizeof(d->name),
                              &d->t, &d->desc, err);
+}
+
+int
+tables_ddl_begin_req(struct api_ctx *ctx, const json_t *req,
+                     struct tables_ddl *d, struct ddb_err *err)
+{
+    return tables_ddl_begin(ctx, tables_req_name(req, err), d, err);
 }
 
 int

@@ -212,36 +212,64 @@ switch_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
     return json_deep_copy(a->desc);
 }
 
-/* The newest label a kept (deleted) incarnation of table name used, in ms
- * plus one: a new stream of the name must not reuse one (its ARN would
- * name two streams). */
-static uint64_t
-label_floor(struct api_ctx *ctx, const char *name)
+/* Call fn with each kept (deleted) incarnation of table name, the
+ * storage tables "<name>/stream/<n>", until it returns true. */
+typedef bool retired_fn(void *arg, const char *storage_name);
+
+static void
+each_retired(struct api_ctx *ctx, const char *name, retired_fn *fn,
+             void *arg)
 {
-    json_t *names = storage_table_names(ctx->srv->st), *d, *list, *e;
+    json_t *names = storage_table_names(ctx->srv->st);
     char prefix[TABLES_NAME_MAX + 16];
-    uint64_t floor = 0, v;
-    struct stable *t;
-    size_t i, j, plen;
+    size_t i, plen;
 
     snprintf(prefix, sizeof(prefix), "%s" RETIRED_SEP, name);
     plen = strlen(prefix);
     for (i = 0; i < json_array_size(names); i++) {
         const char *n = json_string_value(json_array_get(names, i));
 
-        if (n == NULL || strncmp(n, prefix, plen) != 0 ||
-            (t = storage_table_get(ctx->srv->st, n)) == NULL)
-            continue;
-        d = stable_desc_ref(t);
-        list = json_object_get(d, PRIV_STREAMS);
-        json_array_foreach(list, j, e)
-            if (json_get_uint(e, "ms", &v) == 1 && v + 1 > floor)
-                floor = v + 1;
-        json_decref(d);
-        stable_release(t);
+        if (n != NULL && strncmp(n, prefix, plen) == 0 && fn(arg, n))
+            break;
     }
     json_decref(names);
-    return floor;
+}
+
+struct floor_arg {
+    struct api_ctx *ctx;
+    uint64_t floor;
+};
+
+static bool
+floor_fn(void *arg, const char *storage_name)
+{
+    struct floor_arg *a = arg;
+    struct stable *t = storage_table_get(a->ctx->srv->st, storage_name);
+    json_t *d, *e;
+    uint64_t v;
+    size_t j;
+
+    if (t == NULL)
+        return false;
+    d = stable_desc_ref(t);
+    json_array_foreach(json_object_get(d, PRIV_STREAMS), j, e)
+        if (json_get_uint(e, "ms", &v) == 1 && v + 1 > a->floor)
+            a->floor = v + 1;
+    json_decref(d);
+    stable_release(t);
+    return false;
+}
+
+/* The newest label a kept (deleted) incarnation of table name used, in ms
+ * plus one: a new stream of the name must not reuse one (its ARN would
+ * name two streams). */
+static uint64_t
+label_floor(struct api_ctx *ctx, const char *name)
+{
+    struct floor_arg a = { ctx, 0 };
+
+    each_retired(ctx, name, floor_fn, &a);
+    return a.floor;
 }
 
 int
@@ -527,34 +555,37 @@ stream_find(struct api_ctx *ctx, const char *n, const char *owner,
     return 0;
 }
 
+struct find_arg {
+    struct api_ctx *ctx;
+    const char *name, *label;
+    struct tables_stream *s;
+    int found;
+};
+
+static bool
+find_fn(void *arg, const char *storage_name)
+{
+    struct find_arg *a = arg;
+
+    a->found = stream_find(a->ctx, storage_name, a->name, a->label, a->s);
+    return a->found != 0;
+}
+
 int
 tables_stream_open(struct api_ctx *ctx, const char *arn,
                    struct tables_stream *s, struct ddb_err *err)
 {
     char name[TABLES_NAME_MAX], label[TABLES_LABEL_MAX];
-    char prefix[TABLES_NAME_MAX + 16];
-    json_t *names;
-    size_t i, plen;
-    int found;
+    struct find_arg a = { ctx, name, label, s, 0 };
 
     memset(s, 0, sizeof(*s));
     if (!stream_arn_parse(ctx, arn, name, sizeof(name), label,
                           sizeof(label)))
         return ddb_err_set(err, DDB_VALIDATION, "Invalid StreamArn");
-    found = stream_find(ctx, name, name, label, s);
-    if (!found) {
-        names = storage_table_names(ctx->srv->st);
-        snprintf(prefix, sizeof(prefix), "%s" RETIRED_SEP, name);
-        plen = strlen(prefix);
-        for (i = 0; !found && i < json_array_size(names); i++) {
-            const char *n = json_string_value(json_array_get(names, i));
-
-            if (n != NULL && strncmp(n, prefix, plen) == 0)
-                found = stream_find(ctx, n, name, label, s);
-        }
-        json_decref(names);
-    }
-    if (!found)
+    a.found = stream_find(ctx, name, name, label, s);
+    if (!a.found)
+        each_retired(ctx, name, find_fn, &a);
+    if (!a.found)
         return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
                            "Requested resource not found: Stream: %s not "
                            "found", arn);

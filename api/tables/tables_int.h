@@ -99,6 +99,10 @@ struct tables_ddl {
  * tables_ddl_end(). */
 int tables_ddl_begin(struct api_ctx *ctx, const char *param,
                      struct tables_ddl *d, struct ddb_err *err);
+/* The same for the request's TableName (ValidationException when it has
+ * none). */
+int tables_ddl_begin_req(struct api_ctx *ctx, const json_t *req,
+                         struct tables_ddl *d, struct ddb_err *err);
 /*
  * Release the lock and the table. When rc is 0, *resp becomes
  * {"TableDescription": pub}, pub (taken) being the public description

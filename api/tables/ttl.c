@@ -122,13 +122,10 @@ api_update_time_to_live(struct api_ctx *ctx, const json_t *req,
     const char *attr = tables_str(spec, "AttributeName");
     uint64_t now = tables_now_ms(ctx);
     struct tables_ddl d;
-    const char *param, *status;
+    const char *status;
     int rc = -1;
 
-    param = tables_req_name(req, err);
-    if (param == NULL)
-        return -1;
-    if (tables_ddl_begin(ctx, param, &d, err) != 0)
+    if (tables_ddl_begin_req(ctx, req, &d, err) != 0)
         goto out;
     /* TTL changes are admitted while the table is UPDATING (DDB-TABLE-119),
      * not while it is being created or deleted. */

@@ -11,6 +11,7 @@
 #include "conf/conf.h"
 
 #define TARGET "DynamoDB_20120810."
+#define STREAMS "DynamoDBStreams_20120810."
 
 static struct storage *st;
 static struct conf cf;
@@ -35,20 +36,20 @@ teardown(void)
     storage_close(st);
 }
 
-/* Dispatch body to target (an operation name, or NULL for no header);
- * *status gets the HTTP status. The reply as JSON (caller frees). */
+/* Dispatch body to a whole X-Amz-Target (any service; NULL for no
+ * header); *status gets the HTTP status. The reply as JSON (caller
+ * frees). */
 static json_t *
-call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
+call_target(const char *target, const char *body, bool signed_v4,
+            unsigned *status)
 {
-    char target[128];
     struct api_call call;
     struct api_reply r;
     json_error_t jerr;
     json_t *j;
 
-    snprintf(target, sizeof(target), TARGET "%s", op != NULL ? op : "");
     memset(&call, 0, sizeof(call));
-    call.target = op != NULL ? target : NULL;
+    call.target = target;
     call.body = body;
     call.len = strlen(body);
     call.signed_v4 = signed_v4;
@@ -60,6 +61,16 @@ call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
     ck_assert_msg(j != NULL, "reply is not JSON: %.*s", (int)r.len, r.body);
     free(r.body);
     return j;
+}
+
+/* The same to a DynamoDB operation (op NULL: no header). */
+static json_t *
+call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
+{
+    char target[128];
+
+    snprintf(target, sizeof(target), TARGET "%s", op != NULL ? op : "");
+    return call_target(op != NULL ? target : NULL, body, signed_v4, status);
 }
 
 static json_t *
@@ -174,49 +185,25 @@ START_TEST(test_dispatch_table)
 }
 END_TEST
 
-/* One call to a whole X-Amz-Target (any service). */
-static json_t *
-call_target(const char *target, const char *body, unsigned *status)
-{
-    struct api_call call;
-    struct api_reply r;
-    json_error_t jerr;
-    json_t *j;
-
-    memset(&call, 0, sizeof(call));
-    call.target = target;
-    call.body = body;
-    call.len = strlen(body);
-    call.signed_v4 = true;
-    call.region = "us-east-1";
-    call.access_key = "AKID";
-    api_dispatch(&srv, &call, &r);
-    *status = r.status;
-    j = json_loadb(r.body, r.len, 0, &jerr);
-    ck_assert_ptr_nonnull(j);
-    free(r.body);
-    return j;
-}
-
 START_TEST(test_dispatch_streams_service)
 {
     unsigned status;
     json_t *j;
 
-    j = call_target("DynamoDBStreams_20120810.ListStreams", "{}", &status);
+    j = call_target(STREAMS "ListStreams", "{}", true, &status);
     ck_assert_uint_eq(status, 200);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "Streams")), 0);
     json_decref(j);
-    j = call_target("DynamoDB_20120810.ListStreams", "{}", &status);
+    j = call_target(TARGET "ListStreams", "{}", true, &status);
     ck_assert_str_eq(code_of(j), "UnknownOperationException");
     json_decref(j);
     /* the shared steps run for the second service too: shape checks */
-    j = call_target("DynamoDBStreams_20120810.DescribeStream", "{}", &status);
+    j = call_target(STREAMS "DescribeStream", "{}", true, &status);
     ck_assert_uint_eq(status, 400);
     ck_assert_str_eq(code_of(j), "ValidationException");
     json_decref(j);
-    j = call_target("DynamoDBStreams_20120810.GetRecords",
-                    "{\"ShardIterator\":\"x\",\"Limit\":1001}", &status);
+    j = call_target(STREAMS "GetRecords",
+                    "{\"ShardIterator\":\"x\",\"Limit\":1001}", true, &status);
     ck_assert_str_eq(message_of(j), "1 validation error detected: Value "
                      "'1001' at 'limit' failed to satisfy constraint: "
                      "Member must have value less than or equal to 1000");
@@ -229,7 +216,7 @@ START_TEST(test_dispatch_streams_service)
                    "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
                    "\"HASH\"}],\"StreamSpecification\":{\"StreamEnabled\":"
                    "true,\"StreamViewType\":\"KEYS_ONLY\"}}"));
-    j = call_target("DynamoDBStreams_20120810.ListStreams", "{}", &status);
+    j = call_target(STREAMS "ListStreams", "{}", true, &status);
     ck_assert_uint_eq(status, 200);
     ck_assert_uint_eq(json_array_size(json_object_get(j, "Streams")), 1);
     ck_assert_str_eq(json_string_value(json_object_get(

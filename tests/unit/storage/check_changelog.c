@@ -57,46 +57,6 @@ mk_item(const char *pk, long n)
     return json_pack("{s{ss}s{ss}}", "pk", "S", pk, "n", "N", num);
 }
 
-/* Mutate callbacks: store arg (an item, or NULL to delete), leave the row,
- * or fail after proposing arg. */
-static int
-set_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    (void)old;
-    (void)keep;
-    (void)err;
-    if (arg != NULL) {
-        *new_item = json_incref((json_t *)arg);
-        *new_size = 10;
-    }
-    return 0;
-}
-
-static int
-keep_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
-{
-    (void)arg;
-    (void)old;
-    (void)new_item;
-    (void)new_size;
-    (void)err;
-    *keep = true;
-    return 0;
-}
-
-static int
-fail_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
-{
-    (void)old;
-    (void)keep;
-    *new_item = json_incref((json_t *)arg);
-    *new_size = 10;
-    return ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED, "no");
-}
-
 static void
 put_n(struct stable *t, const char *pk, long n)
 {
@@ -106,7 +66,7 @@ put_n(struct stable *t, const char *pk, long n)
 
     ddb_err_init(&err);
     fixture_skey(&k, pk, NULL);
-    ck_assert_int_eq(stable_mutate(t, &k, set_fn, item, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
     json_decref(item);
 }
 
@@ -118,7 +78,7 @@ del(struct stable *t, const char *pk)
 
     ddb_err_init(&err);
     fixture_skey(&k, pk, NULL);
-    ck_assert_int_eq(stable_mutate(t, &k, set_fn, NULL, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, NULL, &err), 0);
 }
 
 /* One record as read back. */
@@ -185,21 +145,10 @@ read_all(struct stable *t, struct recs *c)
     qsort(c->r, c->n, sizeof(c->r[0]), rec_cmp);
 }
 
-/* The switch callback: a description holding the marker. */
+/* The markers a switch took. */
 struct marks {
     uint64_t seq, ms;
 };
-
-static json_t *
-mark_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
-{
-    struct marks *m = arg;
-
-    (void)err;
-    m->seq = seq;
-    m->ms = ms;
-    return json_pack("{s:I}", "marker", (json_int_t)seq);
-}
 
 static json_t *
 refuse_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
@@ -214,11 +163,7 @@ refuse_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
 static void
 switch_log(struct stable *t, bool on, struct marks *m)
 {
-    struct ddb_err err;
-
-    ddb_err_init(&err);
-    ck_assert_int_eq(stable_log_switch(t, on, 0, mark_fn, m, &err), 0);
-    ck_assert(stable_log_on(t) == on);
+    fixture_log_switch(t, on, &m->seq, &m->ms);
 }
 
 /* ------------------------------------------------------------------------
@@ -253,9 +198,9 @@ START_TEST(test_log_records_changes_only)
     put_n(t, "b", 2);                   /* MODIFY */
     fixture_skey(&k, "b", NULL);
     item = mk_item("b", 3);
-    ck_assert_int_eq(stable_mutate(t, &k, fail_fn, item, &err), -1);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_fail_fn, item, &err), -1);
     ddb_err_clear(&err);
-    ck_assert_int_eq(stable_mutate(t, &k, keep_fn, NULL, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_keep_fn, NULL, &err), 0);
     json_decref(item);
     del(t, "b");                        /* REMOVE */
     del(t, "b");                        /* absent already: nothing */
@@ -310,8 +255,8 @@ START_TEST(test_log_origin_and_refused_switch)
     ck_assert_uint_gt(on.seq, seq);
     put_n(t, "x", 1);
     fixture_skey(&k, "x", NULL);
-    ck_assert_int_eq(stable_mutate_as(t, &k, STORAGE_ORIGIN_SERVICE, set_fn,
-                                      NULL, &err),
+    ck_assert_int_eq(stable_mutate_as(t, &k, STORAGE_ORIGIN_SERVICE,
+                                      fixture_put_fn, NULL, &err),
                      0);
     read_all(t, &c);
     ck_assert_uint_eq(c.n, 2);
@@ -328,7 +273,12 @@ END_TEST
 static json_t *
 created_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
 {
-    return mark_fn(arg, seq, ms, err);
+    struct marks *m = arg;
+
+    (void)err;
+    m->seq = seq;
+    m->ms = ms;
+    return json_pack("{s:I}", "marker", (json_int_t)seq);
 }
 
 START_TEST(test_log_created_logged)
@@ -413,16 +363,16 @@ START_TEST(test_log_txn_and_replay)
     memset(ops, 0, sizeof(ops));
     ops[0].t = a;
     fixture_skey(&ops[0].k, "t1", NULL);
-    ops[0].fn = set_fn;
+    ops[0].fn = fixture_put_fn;
     ops[0].arg = i1;
     ops[1].t = a;
     fixture_skey(&ops[1].k, "t2", NULL);
-    ops[1].fn = set_fn;
+    ops[1].fn = fixture_put_fn;
     ops[1].arg = i2;
     ops[1].origin = STORAGE_ORIGIN_SERVICE;
     ops[2].t = b;
     fixture_skey(&ops[2].k, "t3", NULL);
-    ops[2].fn = set_fn;
+    ops[2].fn = fixture_put_fn;
     ops[2].arg = i1;
     ck_assert_int_eq(stable_txn(ops, 3, &err), 0);
     read_all(a, &c);

@@ -12,6 +12,7 @@
 #include "api/streams/streams.h"
 #include "conf/conf.h"
 #include "storage/storage.h"
+#include "tests/unit/storage/fixture.h"
 
 /* ------------------------------------------------------------------------
  * Sequence numbers
@@ -51,7 +52,7 @@ END_TEST
  * Shards from the history
  * ---------------------------------------------------------------------- */
 
-static struct storage *st;
+static struct storage *store;
 
 static void
 setup(void)
@@ -59,39 +60,25 @@ setup(void)
     struct ddb_err err;
 
     ddb_err_init(&err);
-    st = storage_open(NULL, &err);
-    ck_assert_ptr_nonnull(st);
+    store = storage_open(NULL, &err);
+    ck_assert_ptr_nonnull(store);
 }
 
 static void
 teardown(void)
 {
-    storage_close(st);
-    st = NULL;
+    storage_close(store);
+    store = NULL;
 }
 
 struct marks {
     uint64_t seq, ms;
 };
 
-static json_t *
-mark_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
-{
-    struct marks *m = arg;
-
-    (void)err;
-    m->seq = seq;
-    m->ms = ms;
-    return json_object();
-}
-
 static void
 sw(struct stable *t, bool on, struct marks *m)
 {
-    struct ddb_err err;
-
-    ddb_err_init(&err);
-    ck_assert_int_eq(stable_log_switch(t, on, 0, mark_fn, m, &err), 0);
+    fixture_log_switch(t, on, &m->seq, &m->ms);
 }
 
 /* A stream view of t opened at on and closed at off (NULL: open). */
@@ -129,8 +116,8 @@ START_TEST(test_shards_follow_partitions)
     size_t n;
 
     ddb_err_init(&err);
-    ck_assert_int_eq(storage_table_create(st, "tbl", NULL, 2, &err), 0);
-    t = storage_table_get(st, "tbl");
+    ck_assert_int_eq(storage_table_create(store, "tbl", NULL, 2, &err), 0);
+    t = storage_table_get(store, "tbl");
     /* a stream opened and closed before any split: 2 closed shards */
     sw(t, true, &on1);
     sw(t, false, &off1);
