@@ -91,7 +91,9 @@ class CliBase:
                     "--attribute-definitions",
                     "AttributeName=pk,AttributeType=S",
                     "--key-schema", "AttributeName=pk,KeyType=HASH",
-                    "--billing-mode", "PAY_PER_REQUEST",
+                    # one partition, so one shard: fewer CLI calls
+                    "--provisioned-throughput",
+                    "ReadCapacityUnits=1,WriteCapacityUnits=1",
                     "--stream-specification",
                     "StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES")
         arn = r["TableDescription"]["LatestStreamArn"]

@@ -248,6 +248,50 @@ class RetentionTest(ClockCase):
                              "ResourceNotFoundException")
 
 
+class TransitionsTest(ClockCase):
+    """With a status delay, a stream is ENABLING/DISABLING while its table
+    is CREATING/UPDATING; DeleteTable then refuses with DynamoDB's message
+    (DDB-TABLE-002), TTL is admitted while UPDATING (DDB-TABLE-119) and
+    DescribeTimeToLive refused while CREATING (DDB-TABLE-442)."""
+    FLAGS = ClockCase.FLAGS + ("--status-delay-ms", "1000")
+
+    def test_stream_and_ttl_while_the_table_changes(self):
+        arn = self.table("trans", view="KEYS_ONLY")
+        d = self.s.describe_stream(StreamArn=arn)["StreamDescription"]
+        self.assertEqual(d["StreamStatus"], "ENABLING")
+        with self.assertRaises(ClientError) as cm:
+            self.c.describe_time_to_live(TableName="trans")
+        self.assertEqual(cm.exception.response["Error"]["Message"],
+                         "Cannot describe time to live while table is in "
+                         "CREATING state: Current table state is CREATING")
+        self.clock(1000)
+        d = self.s.describe_stream(StreamArn=arn)["StreamDescription"]
+        self.assertEqual(d["StreamStatus"], "ENABLED")
+        r = self.c.update_table(TableName="trans", StreamSpecification={
+            "StreamEnabled": False})
+        self.assertEqual(r["TableDescription"]["TableStatus"], "UPDATING")
+        d = self.s.describe_stream(StreamArn=arn)["StreamDescription"]
+        self.assertEqual(d["StreamStatus"], "DISABLING")
+        with self.assertRaises(ClientError) as cm:
+            self.c.delete_table(TableName="trans")
+        err = cm.exception.response["Error"]
+        self.assertEqual(err["Code"], "ResourceInUseException")
+        self.assertEqual(err["Message"], "Attempt to change a resource which "
+                         "is still in use: Cannot delete table while stream "
+                         "is being enabled/disabled.")
+        self.c.update_time_to_live(TableName="trans",
+                                   TimeToLiveSpecification={
+                                       "Enabled": True, "AttributeName": "e"})
+        self.assertEqual(self.c.describe_time_to_live(TableName="trans")[
+            "TimeToLiveDescription"]["TimeToLiveStatus"], "ENABLING")
+        self.clock(1000)
+        d = self.s.describe_stream(StreamArn=arn)["StreamDescription"]
+        self.assertEqual(d["StreamStatus"], "DISABLED")
+        self.assertEqual(self.c.describe_time_to_live(TableName="trans")[
+            "TimeToLiveDescription"]["TimeToLiveStatus"], "ENABLED")
+        self.c.delete_table(TableName="trans")
+
+
 class ReadLimitTest(ClockCase):
     """DescribeStream "at a maximum rate of 10 times per second" (API
     reference): the 11th call in a second is refused."""
