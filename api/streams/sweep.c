@@ -21,10 +21,9 @@ struct streams_sweeper {
     pthread_mutex_t mu;             /* guards stop, with cv */
     pthread_cond_t cv;
     bool stop;
+    pthread_mutex_t pass_mu;        /* one pass at a time, from the thread
+                                       or the clock */
 };
-
-/* One pass at a time, from the thread or the clock. */
-static pthread_mutex_t pass_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* ------------------------------------------------------------------------
  * Time to Live
@@ -117,7 +116,10 @@ streams_sweep(struct api_server *srv, uint64_t now)
     ctx.srv = srv;
     ctx.now_ms = now;
     ddb_err_init(&err);
-    pthread_mutex_lock(&pass_mu);
+    /* without the thread (unit tests), passes need no ordering: each step
+     * is safe to repeat */
+    if (srv->sweeper != NULL)
+        pthread_mutex_lock(&srv->sweeper->pass_mu);
     names = storage_table_names(srv->st);
     for (i = 0; i < json_array_size(names); i++) {
         const char *n = json_string_value(json_array_get(names, i));
@@ -141,7 +143,8 @@ streams_sweep(struct api_server *srv, uint64_t now)
             ddb_err_clear(&err);
     }
     json_decref(names);
-    pthread_mutex_unlock(&pass_mu);
+    if (srv->sweeper != NULL)
+        pthread_mutex_unlock(&srv->sweeper->pass_mu);
     return gone;
 }
 
@@ -182,13 +185,15 @@ streams_sweeper_start(struct api_server *srv)
     struct streams_sweeper *sw = xcalloc(1, sizeof(*sw));
 
     pthread_mutex_init(&sw->mu, NULL);
+    pthread_mutex_init(&sw->pass_mu, NULL);
     pthread_cond_init(&sw->cv, NULL);
     srv->sweeper = sw;
     if (pthread_create(&sw->th, NULL, sweeper_main, srv) != 0) {
+        srv->sweeper = NULL;
         pthread_cond_destroy(&sw->cv);
+        pthread_mutex_destroy(&sw->pass_mu);
         pthread_mutex_destroy(&sw->mu);
         free(sw);
-        srv->sweeper = NULL;
     }
 }
 
@@ -204,8 +209,12 @@ streams_sweeper_stop(struct api_server *srv)
     pthread_cond_signal(&sw->cv);
     pthread_mutex_unlock(&sw->mu);
     pthread_join(sw->th, NULL);
+    /* a clock move may be in a pass: wait for it before the struct goes */
+    pthread_mutex_lock(&sw->pass_mu);
+    srv->sweeper = NULL;
+    pthread_mutex_unlock(&sw->pass_mu);
     pthread_cond_destroy(&sw->cv);
+    pthread_mutex_destroy(&sw->pass_mu);
     pthread_mutex_destroy(&sw->mu);
     free(sw);
-    srv->sweeper = NULL;
 }
