@@ -65,14 +65,17 @@ overlap(const struct spart *p, const struct tables_stream *s,
 /* DynamoDB's shard ids look like "shardId-00000001414562045508-2bac9cd2":
  * a 20-digit number (a time in ms) and 8 hex digits. Ours: the shard's
  * birth (the later of the partition's and the stream's, strictly
- * increasing along a lineage) and the partition id's first 8 hex. */
+ * increasing along a lineage) and the top 32 bits of the partition's
+ * first ring position, unique among partitions born together (siblings
+ * and a new table's partitions, whose ranges are disjoint), so ids are
+ * unique in a stream and sort parents first, then in ring order. */
 static void
 shard_id(const struct spart *p, const struct tables_stream *s, char *out)
 {
     uint64_t born = p->born_ms > s->ms ? p->born_ms : s->ms;
 
-    snprintf(out, STREAMS_SHARD_ID_LEN + 1, "shardId-%020llu-%.8s",
-             (unsigned long long)born, p->id);
+    snprintf(out, STREAMS_SHARD_ID_LEN + 1, "shardId-%020llu-%08x",
+             (unsigned long long)born, (unsigned)(p->start >> 32));
 }
 
 static int
