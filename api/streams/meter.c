@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* meter.c - what DynamoDB Streams' readers did, per stream, and the read
  * limits DynamoDB Streams documents (docs/streams.md): DescribeStream "at a
- * maximum rate of 10 times per second" (API reference), and no more than
+ * maximum rate of 10 times per second" (API reference; a token bucket of
+ * 10 refilled at 10 per second), and no more than
  * two processes reading one shard at the same time (developer guide,
  * quotas; the API reference's LimitExceededException). Both are settings
  * (--stream-describe-rate, --stream-shard-readers; 0 turns one off) and
@@ -24,9 +25,10 @@ struct entry {
     char table[TABLES_STREAM_NAME_MAX];
     char label[TABLES_LABEL_MAX];
     struct streams_counts c;
-    uint64_t *ring;                 /* owned: the last DescribeStream
-                                       times admitted, rate slots */
-    size_t rate, pos, used;
+    double tokens;                  /* DescribeStream calls available */
+    uint64_t at_ms;                 /* when tokens was last brought up to
+                                       date */
+    bool started;                   /* tokens set (full) on first use */
     struct reader *readers;         /* owned */
     size_t nreaders;
 };
@@ -51,10 +53,8 @@ streams_meter_free(struct streams_meter *m)
 {
     if (m == NULL)
         return;
-    for (size_t i = 0; i < m->n; i++) {
-        free(m->e[i].ring);
+    for (size_t i = 0; i < m->n; i++)
         free(m->e[i].readers);
-    }
     free(m->e);
     pthread_mutex_destroy(&m->mu);
     free(m);
@@ -96,8 +96,10 @@ setting(const struct api_ctx *ctx, bool describe)
                     : ctx->srv->conf->stream_shard_readers;
 }
 
-/* A sliding second: refuse when the rate-th call before this one was
- * less than 1000 ms ago. */
+/* A token bucket: rate calls banked at most, one more every 1000 / rate
+ * ms; a call without a token is refused. (A burst of rate calls passes,
+ * then one per 1000 / rate ms: clients that retry a refusal get through
+ * soon, as they do with DynamoDB Streams.) */
 int
 streams_meter_describe(struct api_ctx *ctx, const struct tables_stream *s,
                        struct ddb_err *err)
@@ -111,23 +113,21 @@ streams_meter_describe(struct api_ctx *ctx, const struct tables_stream *s,
         return 0;
     pthread_mutex_lock(&m->mu);
     e = entry_of(m, s);
-    if (rate > 0 && e->rate != rate) {      /* first use, or a new rate */
-        free(e->ring);
-        e->ring = xcalloc(rate, sizeof(*e->ring));
-        e->rate = rate;
-        e->pos = e->used = 0;
+    if (!e->started || ctx->now_ms < e->at_ms) {
+        e->tokens = rate;
+        e->started = true;
+    } else {
+        e->tokens += (double)(ctx->now_ms - e->at_ms) * rate / 1000.0;
     }
-    if (rate > 0 && e->used == rate &&
-        ctx->now_ms < e->ring[e->pos] + 1000u) {
+    if (e->tokens > rate)
+        e->tokens = rate;
+    e->at_ms = ctx->now_ms;
+    if (rate > 0 && e->tokens < 1.0) {
         e->c.throttled++;
         rc = ddb_err_set(err, DDB_LIMIT_EXCEEDED, MSG_LIMIT);
     } else {
-        if (rate > 0) {
-            e->ring[e->pos] = ctx->now_ms;
-            e->pos = (e->pos + 1) % rate;
-            if (e->used < rate)
-                e->used++;
-        }
+        if (rate > 0)
+            e->tokens -= 1.0;
         e->c.describe++;
     }
     pthread_mutex_unlock(&m->mu);

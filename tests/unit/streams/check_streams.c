@@ -214,20 +214,25 @@ START_TEST(test_describe_rate_and_readers)
     snprintf(s.label, sizeof(s.label), "2026-01-01T00:00:00.000");
     ddb_err_init(&err);
 
-    /* 3 per sliding second */
-    for (int i = 0; i < 3; i++) {
-        ctx.now_ms = 10000 + (uint64_t)i * 100;
+    /* 3 per second: a burst of 3, then one every 333 ms */
+    for (int i = 0; i < 3; i++)
         ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), 0);
-    }
     ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
     ck_assert_int_eq(err.type, DDB_LIMIT_EXCEEDED);
     ck_assert_str_eq(err.msg, "Too many operations for a given subscriber.");
     ddb_err_clear(&err);
-    ctx.now_ms = 10999;                 /* the first is 999 ms old */
+    ctx.now_ms = 10300;                 /* 0.9 of a call banked */
     ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
     ddb_err_clear(&err);
-    ctx.now_ms = 11000;                 /* now it is a second old */
+    ctx.now_ms = 10334;                 /* 1.002 */
     ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), 0);
+    ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
+    ddb_err_clear(&err);
+    ctx.now_ms = 20000;                 /* idle: the bank holds 3, no more */
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), 0);
+    ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
+    ddb_err_clear(&err);
     cf.stream_describe_rate = 0;        /* off */
     for (int i = 0; i < 50; i++)
         ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), 0);
@@ -261,8 +266,8 @@ START_TEST(test_describe_rate_and_readers)
     ck_assert_uint_eq(got.get_records, 4);
     ck_assert_uint_eq(got.records, 10);
     ck_assert_uint_eq(got.bytes, 730);
-    ck_assert_uint_eq(got.throttled, 3);
-    ck_assert_uint_eq(got.describe, 54);
+    ck_assert_uint_eq(got.throttled, 5);
+    ck_assert_uint_eq(got.describe, 57);
     json_decref(all);
     streams_meter_free(srv.streams);
 }
