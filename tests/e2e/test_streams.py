@@ -470,6 +470,31 @@ class IteratorsTest(StreamsCase):
         self.assertEqual([r["dynamodb"]["SequenceNumber"]
                           for r in rest["Records"]], seqs[2:])
 
+    def test_one_megabyte_per_page(self):
+        # "GetRecords can retrieve a maximum of 1 MB of data or 1000 stream
+        # records, whichever comes first" (API reference)
+        # one partition (ceil(1/3000 + 999/1000)); 1.5 MB of writes at
+        # once pass a partition's 1,000 WCU, so no throttling here
+        # (docs/throttling.md: per-table knobs as tags)
+        name = self.make_table("str", on_demand=False, rcu=1, wcu=999,
+                               StreamSpecification=spec("NEW_IMAGE"),
+                               Tags=[{"Key": "shardlocal:throttle",
+                                      "Value": "off"}])
+        arn = self.c.describe_table(TableName=name)["Table"][
+            "LatestStreamArn"]
+        for i in range(15):
+            self.put(name, "big%02d" % i, v={"S": "x" * 100000})
+        sid = all_shards(self.s, arn)[1][0]["ShardId"]
+        it = self.s.get_shard_iterator(StreamArn=arn, ShardId=sid,
+                                       ShardIteratorType="TRIM_HORIZON")[
+                                           "ShardIterator"]
+        first = self.s.get_records(ShardIterator=it)
+        size = sum(r["dynamodb"]["SizeBytes"] for r in first["Records"])
+        self.assertLessEqual(size, 1024 * 1024)
+        self.assertEqual(len(first["Records"]), 10)
+        rest = self.s.get_records(ShardIterator=first["NextShardIterator"])
+        self.assertEqual(len(rest["Records"]), 5)
+
     def test_iterator_errors(self):
         name, arn, sid = self.one_shard_table()
         gsi = self.s.get_shard_iterator
