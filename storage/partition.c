@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* partition.c - one SQLite database per partition: a connection with its own
- * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL,
- * cached statements, items kept as compact JSON text. table.c routes
+ * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL
+ * (FULL with --durability power-loss), cached statements, items kept as compact JSON text. table.c routes
  * requests here through the partition map. */
 #include <errno.h>
 #include <limits.h>
@@ -95,8 +95,7 @@ stmt_done(sqlite3_stmt *st)
 static int
 sql_err(struct partition *p, struct ddb_err *err, const char *what)
 {
-    return ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                       sqlite3_errmsg(p->db));
+    return storage_sql_err(p->db, what, err);
 }
 
 /* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
@@ -223,10 +222,9 @@ item_encode(struct partition *p, const json_t *item)
  * partition_close) or NULL with err set.
  */
 struct partition *
-partition_open(const char *path, struct ddb_err *err)
+partition_open(const char *path, bool power, struct ddb_err *err)
 {
     struct partition *p = xcalloc(1, sizeof(*p));
-    char *emsg = NULL;
 
     pthread_mutex_init(&p->mu, NULL);
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
@@ -236,13 +234,19 @@ partition_open(const char *path, struct ddb_err *err)
                             SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, err);
     if (p->db == NULL)
         goto fail;
+    /* synchronous=NORMAL: a commit is in the WAL, in the OS, before we
+     * answer (survives kill -9); FULL also fsyncs the WAL at each commit
+     * (survives a power cut). */
     if (sqlite3_exec(p->db,
-                     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; "
-                     "PRAGMA synchronous=NORMAL;",
-                     NULL, NULL, &emsg) != SQLITE_OK ||
-        sqlite3_exec(p->db, part_schema, NULL, NULL, &emsg) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: init %s: %s",
-                    path ? path : ":memory:", emsg ? emsg : "?");
+                     power ? "PRAGMA locking_mode=EXCLUSIVE; "
+                             "PRAGMA journal_mode=WAL; "
+                             "PRAGMA synchronous=FULL;"
+                           : "PRAGMA locking_mode=EXCLUSIVE; "
+                             "PRAGMA journal_mode=WAL; "
+                             "PRAGMA synchronous=NORMAL;",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(p->db, part_schema, NULL, NULL, NULL) != SQLITE_OK) {
+        sql_err(p, err, "init");
         goto fail;
     }
     for (int i = 0; i < ST_COUNT; i++) {
@@ -255,7 +259,6 @@ partition_open(const char *path, struct ddb_err *err)
     }
     return p;
 fail:
-    sqlite3_free(emsg);
     partition_close(p);
     return NULL;
 }
