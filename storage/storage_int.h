@@ -129,6 +129,16 @@ struct part_write {
     size_t size;                        /* item's size */
 };
 bool partition_retired_locked(const struct partition *p);
+/* p locked: p holds part of a transaction whose journal entry could not be
+ * applied in full (a full disk even after the reserve was given back), or
+ * dropped. Its item calls then fail with DDB_STORAGE_FULL, so that no
+ * reader sees half of the transaction and no write lands that the replay
+ * at the next start would overwrite; that replay completes it. */
+void partition_fence_locked(struct partition *p);
+/* p locked: cap its database at pages pages (PRAGMA max_page_count), so
+ * that it finds the disk full past them: how tests fill one partition's
+ * disk without a file system of their own. -1 on failure. */
+int partition_max_pages_locked(struct partition *p, unsigned pages);
 int partition_get_locked(struct partition *p, const struct item_key *k,
                          json_t **item, struct ddb_err *err);
 int partition_apply_locked(struct partition *p, const struct part_write *w,

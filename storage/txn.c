@@ -343,17 +343,26 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
      * applied with it, so that no reader sees half of the transaction.
      * Applying an after-image twice is harmless. Without a journal, SQLite
      * rolled the one partition back: nothing was written. */
-    if (apply_writes(w, nw, err) != 0 &&
-        (!journaled || (space_note(s, err),
-                        apply_writes(w, nw, err) != 0)))
-        goto out;                       /* the journal stays: replayed at
-                                           the next open */
+    if (apply_writes(w, nw, err) != 0) {
+        if (!journaled)
+            goto out;                   /* SQLite rolled it back */
+        space_note(s, err);
+        if (apply_writes(w, nw, err) != 0)
+            goto fence;
+    }
     /* drop the entry before unlocking: a later write to these keys must
      * never be overwritten by a replay */
     if (journaled && journal_drop(s, jid, err) != 0 &&
         (space_note(s, err), journal_drop(s, jid, err) != 0))
-        goto out;
+        goto fence;
     rc = 0;
+    goto out;
+fence:
+    /* The journal keeps the transaction, and the next start replays it.
+     * Until then its partitions refuse item calls: none may show half of
+     * it or take a write that the replay would overwrite. */
+    for (size_t i = 0; i < nw; i++)
+        partition_fence_locked(w[i].p);
 out:
     if (ps.p != NULL)
         pset_unlock(&ps);
