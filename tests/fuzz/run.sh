@@ -12,7 +12,8 @@
 # Usage: tests/fuzz/run.sh [SECONDS]   (default $FUZZ_SECONDS, else 5)
 # make check runs it with the default: the short CI run. A long run:
 #   tests/fuzz/run.sh 3600             # an hour per target
-# Environment: FUZZ_CC (clang), FUZZ_JOBS (2: compile jobs), FUZZ_BUILD
+# Environment: FUZZ_CC (clang), FUZZ_JOBS (compile jobs: 2, 1 under make
+# check), FUZZ_BUILD
 # (where objects and binaries go; $top_builddir/tests/fuzz/build), and
 # FUZZ_TARGETS (names, default every fuzz_*.c).
 # Findings are written to $FUZZ_BUILD/findings/<target>/, and printed as
@@ -28,7 +29,8 @@ builddir=$(cd "${top_builddir:-$srcdir}" && pwd)
 FUZZ=$srcdir/tests/fuzz
 SECONDS_EACH=${1:-${FUZZ_SECONDS:-5}}
 CC=${FUZZ_CC:-clang}
-JOBS=${FUZZ_JOBS:-2}
+# One compile job under make check, which runs other tests beside it.
+JOBS=${FUZZ_JOBS:-$([ -n "${top_builddir:-}" ] && echo 1 || echo 2)}
 BUILD=${FUZZ_BUILD:-$builddir/tests/fuzz/build}
 
 skip() { echo "fuzz: $*: skipped"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
