@@ -685,17 +685,6 @@ slot_remove(json_t *container, const struct path_elem *el)
         json_array_set_new(container, (size_t)el->index, json_null());
 }
 
-/* SET: a list index past the end appends (SET a[10] on 3 elements sets
- * a[3]). Takes v. */
-static void
-slot_put(json_t *container, const struct path_elem *el, json_t *v)
-{
-    if (el->is_index && (size_t)el->index >= json_array_size(container))
-        json_array_append_new(container, v);
-    else
-        slot_set(container, el, v);
-}
-
 static int
 apply_add(json_t *container, const struct path_elem *el, const json_t *val,
           struct ddb_err *err)
@@ -706,7 +695,7 @@ apply_add(json_t *container, const struct path_elem *el, const json_t *val,
     size_t i, j;
 
     if (cur == NULL) {
-        slot_put(container, el, json_deep_copy(val));
+        slot_set(container, el, json_deep_copy(val));
         return 0;
     }
     if (!is_type(cur, t))
@@ -793,8 +782,10 @@ type_mismatch(const struct upd_action *a, struct ddb_err *err)
     return -1;
 }
 
-/* A SET past the end of a list: appended after the other actions, in
- * index order ("SET a[84] = :x, a[17] = :y" appends y then x). */
+/* A SET or ADD past the end of a list: appended after the other actions,
+ * in index order, whatever the order written ("SET a[84] = :x, a[17] =
+ * :y" appends y then x; dynalite's updateItem test "should update nested
+ * attributes", recorded against DynamoDB, mixes SETs and ADDs). */
 struct pending {
     json_t *arr;                    /* borrowed: the list's array */
     long index;
@@ -809,17 +800,29 @@ pending_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Whether el is a list index past the end of container (its array). */
+static bool
+past_end(const json_t *container, const struct path_elem *el)
+{
+    return el->is_index && (size_t)el->index >= json_array_size(container);
+}
+
 /*
  * Apply update e to old (borrowed; NULL when the item does not exist).
- * Every SET right-hand side is computed against the old item first, then
- * the actions run in the order written; list indexes all refer to the
- * list as it was (REMOVE leaves a placeholder, compacted at the end).
+ * An item that does not exist yet starts from key (the request's Key,
+ * borrowed, may be NULL): DynamoDB creates it from its key, so "SET b =
+ * if_not_exists(b, a)" with a the hash key gives b the key's value
+ * (dynalite's updateItem tests, recorded against DynamoDB). Every SET
+ * right-hand side is computed against that starting item first, then the
+ * actions run in the order written; list indexes all refer to the list as
+ * it was (REMOVE leaves a placeholder, compacted at the end).
  * *new_item is a new reference.
  */
 int
 expr_update_apply(const struct expr *e, const json_t *old,
-                  json_t **new_item, struct ddb_err *err)
+                  const json_t *key, json_t **new_item, struct ddb_err *err)
 {
+    const json_t *base = old != NULL ? old : key;
     json_t **vals = NULL, *item = NULL;
     struct pending *pend = NULL;
     int rc = -1, i, npend = 0;
@@ -831,11 +834,11 @@ expr_update_apply(const struct expr *e, const json_t *old,
     pend = xcalloc((size_t)e->nacts + 1, sizeof(*pend));
     for (i = 0; i < e->nacts; i++)
         if (e->acts[i].kind == UPD_SET &&
-            eval_set_value(e->acts[i].value, old, &vals[i], err) != 0) {
+            eval_set_value(e->acts[i].value, base, &vals[i], err) != 0) {
             type_mismatch(&e->acts[i], err);
             goto out;
         }
-    item = old != NULL ? json_deep_copy(old) : json_object();
+    item = base != NULL ? json_deep_copy(base) : json_object();
     for (i = 0; i < e->nacts; i++) {
         const struct upd_action *a = &e->acts[i];
         const struct expr_path *p = &a->path->path;
@@ -848,16 +851,18 @@ expr_update_apply(const struct expr *e, const json_t *old,
             continue;
         if (locate(item, p, &container, err) != 0)
             goto out;
+        if ((a->kind == UPD_SET || a->kind == UPD_ADD) &&
+            past_end(container, last)) {
+            pend[npend].arr = container;
+            pend[npend].index = last->index;
+            pend[npend++].v = a->kind == UPD_SET ? vals[i] :
+                              json_deep_copy(a->value->value);
+            vals[i] = NULL;
+            continue;
+        }
         switch (a->kind) {
         case UPD_SET:
-            if (last->is_index &&
-                (size_t)last->index >= json_array_size(container)) {
-                pend[npend].arr = container;
-                pend[npend].index = last->index;
-                pend[npend++].v = vals[i];
-            } else {
-                slot_put(container, last, vals[i]);
-            }
+            slot_set(container, last, vals[i]);
             vals[i] = NULL;
             break;
         case UPD_REMOVE:

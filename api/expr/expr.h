@@ -74,12 +74,14 @@ enum expr_head_use {
     EXPR_HEAD_NESTED                /* reached into: "k.a", "k[0]" */
 };
 enum expr_head_use expr_head_use(const struct expr *e, const char *attr);
-/* Apply an update to old (borrowed, NULL when the item does not exist yet;
- * key attributes are added by the caller). *new_item is a new reference.
- * -1 with DynamoDB's message when an operand is missing or of the wrong
- * type. */
+/* Apply an update to old (borrowed, NULL when the item does not exist
+ * yet). A new item starts from key (the request's Key, borrowed, may be
+ * NULL), whose attributes the update's operands see, as in DynamoDB.
+ * *new_item is a new reference. -1 with DynamoDB's message when an
+ * operand is missing or of the wrong type. */
 int expr_update_apply(const struct expr *e, const json_t *old,
-                      json_t **new_item, struct ddb_err *err);
+                      const json_t *key, json_t **new_item,
+                      struct ddb_err *err);
 /* A projection over the top-level-or-nested paths the update writes, for
  * ReturnValues UPDATED_OLD / UPDATED_NEW. Owned by e. */
 const struct expr *expr_update_targets(const struct expr *e);

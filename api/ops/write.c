@@ -329,14 +329,17 @@ apply_update(struct write_req *w, const json_t *old, json_t **n,
 
     *n = NULL;
     if (w->upd != NULL) {
-        if (expr_update_apply(w->upd, old, n, err) != 0)
+        /* A missing item starts from its key, which the update's
+         * operands see (expr_update_apply). */
+        if (expr_update_apply(w->upd, old, w->key, n, err) != 0)
             return -1;
         if (*n == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "update produced no item");
         /* An update that only REMOVEs/DELETEs on a missing item does not
          * create it (the AttributeUpdates DELETE action: "Nothing
-         * happens"). */
-        if (old == NULL && json_object_size(*n) == 0) {
+         * happens"): nothing but the key came out. */
+        if (old == NULL &&
+            json_object_size(*n) == json_object_size(w->key)) {
             json_decref(*n);
             *n = NULL;
             *keep = true;

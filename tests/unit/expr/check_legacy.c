@@ -838,8 +838,9 @@ START_TEST(test_legacy_update_apply)
     ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, le.text, &err);
     ck_assert_msg(e != NULL, "%s: %s", le.text, err.msg);
-    ck_assert_msg(expr_update_apply(e, json_is_null(old) ? NULL : old, &got,
-                                    &err) == 0, "%s: %s", le.text, err.msg);
+    ck_assert_msg(expr_update_apply(e, json_is_null(old) ? NULL : old, NULL,
+                                    &got, &err) == 0, "%s: %s", le.text,
+                  err.msg);
     assert_json(got, upd_cases[_i].want, le.text);
     json_decref(got);
     expr_free(e);
@@ -884,7 +885,7 @@ START_TEST(test_legacy_update_type_mismatch)
     ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, le.text, &err);
     ck_assert_msg(e != NULL, "%s: %s", le.text, err.msg);
-    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_int_eq(expr_update_apply(e, old, NULL, &got, &err), -1);
     ck_assert_ptr_null(got);
     ck_assert_int_eq(err.type, DDB_VALIDATION);
     ck_assert_str_eq(err.msg, upd_mismatch_cases[_i].want);
@@ -909,7 +910,7 @@ START_TEST(test_legacy_update_expr_mismatch_unchanged)
     ck_assert_int_eq(expr_env_new(NULL, vals, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, "ADD n :v", &err);
     ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_int_eq(expr_update_apply(e, old, NULL, &got, &err), -1);
     ck_assert_str_eq(err.msg, "An operand in the update expression has an "
                      "incorrect data type");
     expr_free(e);
