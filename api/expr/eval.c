@@ -327,6 +327,100 @@ fn_contains(const json_t *a, const json_t *b)
     return false;
 }
 
+/* ------------------------------------------------------------------------
+ * Long IN lists: constants in order, searched by bisection
+ * ---------------------------------------------------------------------- */
+
+/* IN lists shorter than this are compared one by one. */
+#define IN_SORT_MIN 16
+
+/* The order of S, N and B constants: by type, then by value. */
+static int
+in_cmp(const json_t *a, const json_t *b)
+{
+    const char *ta = node_av_type(a), *tb = node_av_type(b);
+    bool comparable = false;
+    int c = strcmp(ta, tb);
+
+    if (c != 0)
+        return c;
+    c = av_compare(a, b, &comparable);
+    return comparable ? c : 0;
+}
+
+static int
+in_qsort_cmp(const void *x, const void *y)
+{
+    const struct expr_node *const *a = x, *const *b = y;
+
+    return in_cmp((*a)->value, (*b)->value);
+}
+
+static bool
+is_sortable(const json_t *av)
+{
+    const char *t = node_av_type(av);
+
+    return t != NULL && t[1] == '\0' && (t[0] == 'S' || t[0] == 'N' ||
+                                         t[0] == 'B');
+}
+
+/* Sort the operands of every long IN list under n whose right side is
+ * all S, N and B constants (a legacy IN has up to tens of thousands);
+ * IN is membership, so their order means nothing else. */
+static void
+prepare_node(struct expr_node *n)
+{
+    int i;
+
+    if (n == NULL)
+        return;
+    if (n->type == NODE_IN && n->nargs > IN_SORT_MIN) {
+        for (i = 1; i < n->nargs; i++)
+            if (n->args[i]->type != NODE_VALUE ||
+                !is_sortable(n->args[i]->value))
+                break;
+        if (i == n->nargs) {
+            qsort(n->args + 1, (size_t)n->nargs - 1, sizeof(*n->args),
+                  in_qsort_cmp);
+            n->sorted = true;
+        }
+        return;
+    }
+    if (n->type == NODE_AND || n->type == NODE_OR || n->type == NODE_NOT)
+        for (i = 0; i < n->nargs; i++)
+            prepare_node(n->args[i]);
+}
+
+void
+eval_prepare(struct expr *e)
+{
+    if (e != NULL && (e->kind == EXPR_CONDITION || e->kind == EXPR_FILTER))
+        prepare_node(e->root);
+}
+
+/* Whether v (NULL: missing) equals one of n's sorted operands. */
+static bool
+in_sorted(const struct expr_node *n, const json_t *v)
+{
+    size_t lo = 1, hi = (size_t)n->nargs;
+
+    if (v == NULL || !is_sortable(v))
+        return false;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = in_cmp(v, n->args[mid]->value);
+
+        if (c == 0)
+            return true;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return false;
+}
+
 static int
 eval_cond(const struct expr_node *n, const json_t *item, bool *res)
 {
@@ -370,6 +464,11 @@ eval_cond(const struct expr_node *n, const json_t *item, bool *res)
     case NODE_IN:
         eval_operand(n->args[0], item, &a);
         *res = false;
+        if (n->sorted) {
+            *res = in_sorted(n, a.v);
+            val_fini(&a);
+            return 0;
+        }
         for (i = 1; i < n->nargs && !*res; i++) {
             eval_operand(n->args[i], item, &b);
             *res = cmp_values(CMP_EQ, a.v, b.v);

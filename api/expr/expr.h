@@ -46,6 +46,12 @@ struct expr;
  * used). NULL with err set on a syntax or semantic error. */
 struct expr *expr_parse(struct expr_env *env, enum expr_kind kind,
                         const char *text, struct ddb_err *err);
+/* expr_parse() for the text a legacy parameter was translated into
+ * (legacy.h). The 4 KB text limit and the 100 IN operands are limits of
+ * the expression parameters: DynamoDB takes a ScanFilter or QueryFilter IN
+ * with tens of thousands of values (issue 18: 27,500 accepted). */
+struct expr *expr_parse_legacy(struct expr_env *env, enum expr_kind kind,
+                               const char *text, struct ddb_err *err);
 void expr_free(struct expr *e);
 
 /* Condition or filter: *result = whether item (borrowed, NULL = no item)

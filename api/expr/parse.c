@@ -752,9 +752,9 @@ build_targets(struct expr *e)
  * values from env, so it must not outlive env; NULL with err set to
  * DynamoDB's "Invalid <Param>: ..." message.
  */
-struct expr *
-expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
-           struct ddb_err *err)
+static struct expr *
+parse_text(struct expr_env *env, enum expr_kind kind, const char *text,
+           bool legacy, struct ddb_err *err)
 {
     struct expr *e = NULL;
     size_t len, i;
@@ -762,6 +762,8 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
     if (text == NULL)
         text = "";
     len = strlen(text);
+    if (legacy)
+        goto parse;
     /* An UpdateExpression's message has no size tail (TransactWriteItems,
      * us-east-1 and eu-west-2, 2026-10: paritysuite/dynamodb-conformance
      * validation-ordering/deepRequests.test.ts); the other kinds keep it. */
@@ -786,7 +788,9 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
                     expr_kind_param(kind));
         return NULL;
     }
+parse:
     e = expr_new(kind);
+    e->legacy = legacy;
     if (parse_syntax(e, text, len, err) != 0 ||
         resolve_expr(e, env, err) != 0) {
         prefix_error(kind, err);
@@ -795,7 +799,22 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
     }
     if (kind == EXPR_UPDATE)
         build_targets(e);
+    eval_prepare(e);
     return e;
+}
+
+struct expr *
+expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
+           struct ddb_err *err)
+{
+    return parse_text(env, kind, text, false, err);
+}
+
+struct expr *
+expr_parse_legacy(struct expr_env *env, enum expr_kind kind,
+                  const char *text, struct ddb_err *err)
+{
+    return parse_text(env, kind, text, true, err);
 }
 
 /* Free e, its arena and its update targets; accepts NULL. */

@@ -118,7 +118,7 @@ parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
                      json_object_size(le->values) ? le->values : NULL, env,
                      err) != 0)
         return -1;
-    *out = expr_parse(*env, kind, le->text, err);
+    *out = expr_parse_legacy(*env, kind, le->text, err);
     return *out == NULL ? -1 : 0;
 }
 

@@ -639,8 +639,9 @@ check_cond(struct sem *s, struct expr_node *n)
         break;
     case NODE_IN:
         check_operands(s, n->args, n->nargs, true);
-        /* 100 operands in all, the left one included */
-        if (n->nargs > EXPR_IN_MAX)
+        /* 100 operands in all, the left one included (expression
+         * parameters only: legacy IN lists are unbounded) */
+        if (n->nargs > EXPR_IN_MAX && !s->e->legacy)
             SEM(s, S_ARGCOUNT, "The IN operator is provided with too many "
                 "operands; number of operands: %d", n->nargs);
         break;
