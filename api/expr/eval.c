@@ -59,7 +59,7 @@ child_get(const json_t *av, const struct path_elem *el)
         c = json_object_get(av, "M");
         if (!json_is_object(c) || el->name == NULL)
             return NULL;
-        c = json_object_get(c, el->name);
+        c = json_object_getn(c, el->name, el->name_len);
     }
     return json_is_object(c) ? c : NULL;   /* skips list placeholders */
 }
@@ -73,7 +73,7 @@ path_get_n(const json_t *item, const struct expr_path *p, int n)
 
     if (item == NULL || n < 1 || p->el[0].is_index || p->el[0].name == NULL)
         return NULL;
-    v = json_object_get(item, p->el[0].name);
+    v = json_object_getn(item, p->el[0].name, p->el[0].name_len);
     for (i = 1; v != NULL && i < n; i++)
         v = child_get(v, &p->el[i]);
     return json_is_object(v) ? v : NULL;
@@ -150,7 +150,8 @@ member_equal(const char *t, const json_t *a, const json_t *b)
     if (t[0] == 'N')
         return num_cmp(x, y) == 0;
     if (t[0] == 'S')
-        return strcmp(x, y) == 0;
+        return json_string_length(a) == json_string_length(b) &&
+               memcmp(x, y, json_string_length(a)) == 0;
     bx = b64_decode(x, &lx);
     by = b64_decode(y, &ly);
     eq = bx != NULL && by != NULL && lx == ly && memcmp(bx, by, lx) == 0;
@@ -553,7 +554,7 @@ slot_set(json_t *container, const struct path_elem *el, json_t *v)
         else
             json_array_set_new(container, (size_t)el->index, v);
     } else {
-        json_object_set_new(container, el->name, v);
+        json_object_setn_new_nocheck(container, el->name, el->name_len, v);
     }
 }
 
@@ -566,7 +567,7 @@ slot_get(json_t *container, const struct path_elem *el)
         v = (size_t)el->index < json_array_size(container) ?
             json_array_get(container, (size_t)el->index) : NULL;
     else
-        v = json_object_get(container, el->name);
+        v = json_object_getn(container, el->name, el->name_len);
     return json_is_object(v) ? v : NULL;
 }
 
@@ -621,7 +622,7 @@ project_path(json_t *out, const json_t *item, const struct expr_path *p)
         }
         container = json_object_get(child, kind);
     }
-    slot_set(container, &p->el[p->n - 1], json_deep_copy(v));
+    slot_set(container, &p->el[p->n - 1], json_clone(v));
 }
 
 /*
@@ -697,19 +698,19 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
     *out = NULL;
     switch (n->type) {
     case NODE_VALUE:
-        *out = json_deep_copy(n->value);
+        *out = json_clone(n->value);
         return 0;
     case NODE_PATH:
         v = path_get(old, &n->path);
         if (v == NULL)
             return ddb_err_set(err, DDB_VALIDATION, MSG_NO_ATTR);
-        *out = json_deep_copy(v);
+        *out = json_clone(v);
         return 0;
     case NODE_FUNC:
         if (n->op == F_IF_NOT_EXISTS) {
             v = path_get(old, &n->args[0]->path);
             if (v != NULL) {
-                *out = json_deep_copy(v);
+                *out = json_clone(v);
                 return 0;
             }
             return eval_set_value(n->args[1], old, out, err);
@@ -779,7 +780,7 @@ static void
 slot_remove(json_t *container, const struct path_elem *el)
 {
     if (!el->is_index)
-        json_object_del(container, el->name);
+        json_object_deln(container, el->name, el->name_len);
     else if ((size_t)el->index < json_array_size(container))
         json_array_set_new(container, (size_t)el->index, json_null());
 }
@@ -794,7 +795,7 @@ apply_add(json_t *container, const struct path_elem *el, const json_t *val,
     size_t i, j;
 
     if (cur == NULL) {
-        slot_set(container, el, json_deep_copy(val));
+        slot_set(container, el, json_clone(val));
         return 0;
     }
     if (!is_type(cur, t))
@@ -937,7 +938,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
             type_mismatch(&e->acts[i], err);
             goto out;
         }
-    item = base != NULL ? json_deep_copy(base) : json_object();
+    item = base != NULL ? json_clone(base) : json_object();
     for (i = 0; i < e->nacts; i++) {
         const struct upd_action *a = &e->acts[i];
         const struct expr_path *p = &a->path->path;
@@ -955,7 +956,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
             pend[npend].arr = container;
             pend[npend].index = last->index;
             pend[npend++].v = a->kind == UPD_SET ? vals[i] :
-                              json_deep_copy(a->value->value);
+                              json_clone(a->value->value);
             vals[i] = NULL;
             continue;
         }

@@ -78,8 +78,13 @@ struct path_elem {
     bool is_index;
     long index;                     /* list index when is_index */
     const char *name;               /* attribute name (after resolution) */
+    size_t name_len;                /* its bytes: a name may hold NUL */
     const char *ref;                /* "#n" when written as a name ref */
 };
+
+/* paths.c: el is the attribute called s (a C string), compared by its
+ * whole name. */
+bool path_elem_is(const struct path_elem *el, const char *s);
 
 struct expr_path {
     int n;

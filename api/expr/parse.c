@@ -203,10 +203,12 @@ elem_from_tok(struct parser *p, struct path_elem *el, const struct tok *t)
 {
     char *s = arena_strndup(p->arena, p->text + t->start, t->len);
 
-    if (t->type == T_NAME)
+    if (t->type == T_NAME) {
         el->ref = s;                /* resolved later */
-    else
+    } else {
         el->name = s;
+        el->name_len = t->len;
+    }
 }
 
 static struct expr_node *

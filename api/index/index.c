@@ -359,7 +359,8 @@ idx_attr(const struct index_def *d, const json_t *item, const char *name,
                            actual != NULL ? actual : "NULL", d->name);
     }
     s = json_string_value(json_object_get(av, tstr));
-    if (type != 'N' && s != NULL && s[0] == '\0')
+    if (type != 'N' && s != NULL &&
+        json_string_length(json_object_get(av, tstr)) == 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values are not valid. A "
                            "value specified for a secondary index key is not "
@@ -577,7 +578,7 @@ index_project(const struct index_def *d, const struct key_schema *base,
     size_t i;
 
     if (d->proj == INDEX_PROJ_ALL)
-        return json_deep_copy(item);
+        return json_clone(item);
     out = json_object();
     copy_attr(out, item, base->hash_name);
     copy_attr(out, item, base->range_name);
@@ -592,7 +593,7 @@ index_project(const struct index_def *d, const struct key_schema *base,
             copy_attr(out, item, json_string_value(n));
     /* Deep copy: the caller may store it while item is still in use. */
     {
-        json_t *cp = json_deep_copy(out);
+        json_t *cp = json_clone(out);
 
         json_decref(out);
         return cp;
@@ -681,7 +682,7 @@ index_plan(const struct index_set *s, const json_t *old,
         if (nin)
             nrow = index_project(d, &s->base, new_item);
         if (oin && nin && key_same(ok, nk)) {
-            if (json_equal(orow, nrow)) {
+            if (json_same(orow, nrow)) {
                 json_decref(nrow);
             } else {
                 p->units[i] = capacity_write_units(item_size(nrow));
@@ -733,7 +734,7 @@ index_guard_fn(void *arg, const json_t *old, json_t **new_item,
 
     (void)keep;
     if ((old == NULL) != (b->snap == NULL) ||
-        (old != NULL && !json_equal((json_t *)old, (json_t *)b->snap))) {
+        (old != NULL && !json_same(old, b->snap))) {
         b->changed = true;
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");

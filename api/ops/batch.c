@@ -227,7 +227,7 @@ bg_table_check(struct bg_table *bt, size_t *total, struct ddb_err *err)
     bt->canon = xcalloc(bt->nkeys, sizeof(*bt->canon));
     for (i = 0; i < bt->nkeys; i++) {
         const json_t *key = json_array_get(keys, i);
-        json_t *copy = json_is_object(key) ? json_deep_copy(key)
+        json_t *copy = json_is_object(key) ? json_clone(key)
                                            : json_object();
 
         json_array_append_new(bt->keys, copy);
@@ -308,7 +308,7 @@ bg_unprocessed_entry(const struct bg_table *bt)
     for (i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
         v = json_object_get(bt->spec, members[i]);
         if (v != NULL && !json_is_null(v))
-            json_object_set_new(e, members[i], json_deep_copy(v));
+            json_object_set_new(e, members[i], json_clone(v));
     }
     return e;
 }
@@ -324,7 +324,7 @@ bg_unprocessed_add(const struct bg_table *bt, size_t i, json_t *unprocessed,
         json_object_set_new(unprocessed, bt->key, *entry);
     }
     json_array_append_new(json_object_get(*entry, "Keys"),
-                          json_deep_copy(json_array_get(
+                          json_clone(json_array_get(
                               json_object_get(bt->spec, "Keys"), i)));
 }
 
@@ -720,7 +720,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                 list = json_array();
                 json_object_set_new(unprocessed, bt->key, list);
             }
-            json_array_append_new(list, json_deep_copy(
+            json_array_append_new(list, json_clone(
                 json_array_get(bt->list, i)));
             continue;
         }

@@ -279,7 +279,7 @@ write_condition_failed(const json_t *params, const json_t *old,
         json_str_is(json_object_get(params,
                                     "ReturnValuesOnConditionCheckFailure"),
                     "ALL_OLD"))
-        ddb_err_extra_set_new(err, "Item", json_deep_copy(old));
+        ddb_err_extra_set_new(err, "Item", json_clone(old));
     return -1;
 }
 
@@ -297,9 +297,9 @@ return_values(const struct write_req *w, const json_t *old,
     case RV_NONE:
         return NULL;
     case RV_ALL_OLD:
-        return old != NULL ? json_deep_copy(old) : NULL;
+        return old != NULL ? json_clone(old) : NULL;
     case RV_ALL_NEW:
-        return new_item != NULL ? json_deep_copy(new_item) : NULL;
+        return new_item != NULL ? json_clone(new_item) : NULL;
     case RV_UPDATED_OLD:
     case RV_UPDATED_NEW:
         targets = w->upd != NULL ? expr_update_targets(w->upd) : NULL;
@@ -353,7 +353,7 @@ apply_update(struct write_req *w, const json_t *old, json_t **n,
         *n = json_object();         /* no update at all: the key alone */
     }
     json_object_foreach(w->key, name, v)
-        json_object_set_new(*n, name, json_deep_copy(v));
+        json_object_set_new(*n, name, json_clone(v));
     return 0;
 }
 

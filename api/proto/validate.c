@@ -906,7 +906,7 @@ has_long_name(const json_t *v, const char *member, int depth)
 {
     const char *k;
     json_t *x;
-    size_t i;
+    size_t i, klen;
 
     if (depth > 200)                    /* deeper is rejected elsewhere */
         return false;
@@ -918,8 +918,8 @@ has_long_name(const json_t *v, const char *member, int depth)
         bool placeholders = names || (member != NULL &&
             strcmp(member, "ExpressionAttributeValues") == 0);
 
-        json_object_foreach((json_t *)v, k, x) {
-            if (!placeholders && strlen(k) > ATTR_NAME_MAX)
+        json_object_keylen_foreach((json_t *)v, k, klen, x) {
+            if (!placeholders && klen > ATTR_NAME_MAX)
                 return true;
             if (names && long_string(x))
                 return true;

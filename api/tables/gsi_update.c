@@ -136,7 +136,7 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
 static json_t *
 merged_defs(const json_t *desc, const json_t *req)
 {
-    json_t *defs = json_deep_copy(json_object_get(desc,
+    json_t *defs = json_clone(json_object_get(desc,
                                                   "AttributeDefinitions"));
     const json_t *el, *d;
     size_t i, j;

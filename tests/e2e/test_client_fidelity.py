@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+# test_client_fidelity.py - what real clients send and DynamoDB accepts
+# that a local server easily gets wrong: strings and attribute names
+# holding U+0000 and every other code point, written through every item
+# path and read back whole. Sources are named next to each test.
+import json
+import unittest
+import urllib.request
+
+from e2e_common import ENDPOINT, E2ECase, unique_name, wait_active
+
+# An attribute name made of the 256 Latin-1 characters, U+0000 first:
+# DynamoDB takes it through UpdateItem (expressions and the legacy
+# AttributeUpdates) and returns it from GetItem (issue 12, from a test
+# suite recorded against DynamoDB; names are any UTF-8 of 1 to 64 KB, the
+# developer guide's "Attributes" limits).
+LATIN1 = "".join(chr(i) for i in range(256))
+
+
+def S(v):
+    return {"S": v}
+
+
+class NulAndCodePointsTest(E2ECase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+        cls.tr = cls.make_table(hash_key=("pk", "S"), range_key=("sk", "S"))
+
+    def get(self, key, **kw):
+        return self.c.get_item(TableName=self.t, Key=key, ConsistentRead=True,
+                               **kw).get("Item")
+
+    def test_latin1_name_through_update_expression(self):
+        key = {"pk": S(unique_name("k"))}
+        r = self.c.update_item(TableName=self.t, Key=key,
+                               UpdateExpression="SET #n = :v",
+                               ExpressionAttributeNames={"#n": LATIN1},
+                               ExpressionAttributeValues={":v": S("q")},
+                               ReturnValues="UPDATED_NEW")
+        self.assertEqual(r["Attributes"], {LATIN1: S("q")})
+        self.assertEqual(self.get(key), dict(key, **{LATIN1: S("q")}))
+        # and read by name, in a projection and a condition
+        self.assertEqual(self.get(key, ProjectionExpression="#n",
+                                  ExpressionAttributeNames={"#n": LATIN1}),
+                         {LATIN1: S("q")})
+        self.c.update_item(TableName=self.t, Key=key,
+                           UpdateExpression="SET #n = :w",
+                           ConditionExpression="#n = :v",
+                           ExpressionAttributeNames={"#n": LATIN1},
+                           ExpressionAttributeValues={":v": S("q"),
+                                                      ":w": S("r")})
+        self.assertEqual(self.get(key)[LATIN1], S("r"))
+
+    def test_latin1_name_through_attribute_updates(self):
+        key = {"pk": S(unique_name("k"))}
+        self.c.update_item(TableName=self.t, Key=key,
+                           AttributeUpdates={LATIN1: {"Action": "PUT",
+                                                      "Value": S("z")}})
+        self.assertEqual(self.get(key), dict(key, **{LATIN1: S("z")}))
+        self.assertEqual(self.get(key, AttributesToGet=[LATIN1]),
+                         {LATIN1: S("z")})
+        self.c.update_item(TableName=self.t, Key=key,
+                           AttributeUpdates={LATIN1: {"Action": "DELETE"}},
+                           Expected={LATIN1: {"Value": S("z")}})
+        self.assertEqual(self.get(key), key)
+
+    # Names that differ only after a U+0000 are different attributes: no
+    # "Two document paths overlap" and two values kept apart; a map's
+    # keys too; set members differing after U+0000 are distinct.
+    def test_names_differing_after_nul(self):
+        key = {"pk": S(unique_name("k"))}
+        a, b = "x\x00a", "x\x00b"
+        self.c.update_item(
+            TableName=self.t, Key=key,
+            UpdateExpression="SET #a = :one, #b = :two, m = :m ADD s :s",
+            ExpressionAttributeNames={"#a": a, "#b": b},
+            ExpressionAttributeValues={
+                ":one": {"N": "1"}, ":two": {"N": "2"},
+                ":m": {"M": {a: S("ma"), b: S("mb")}},
+                ":s": {"SS": ["\x00", "\x00\x00", "v\x00a"]}})
+        item = self.get(key)
+        self.assertEqual(item[a], {"N": "1"})
+        self.assertEqual(item[b], {"N": "2"})
+        self.assertNotIn("x", item)
+        self.assertEqual(item["m"], {"M": {a: S("ma"), b: S("mb")}})
+        self.assertEqual(sorted(item["s"]["SS"]),
+                         ["\x00", "\x00\x00", "v\x00a"])
+        self.c.update_item(TableName=self.t, Key=key,
+                           UpdateExpression="REMOVE m.#a DELETE s :s",
+                           ExpressionAttributeNames={"#a": a},
+                           ExpressionAttributeValues={
+                               ":s": {"SS": ["\x00"]}})
+        item = self.get(key)
+        self.assertEqual(item["m"], {"M": {b: S("mb")}})
+        self.assertEqual(sorted(item["s"]["SS"]), ["\x00\x00", "v\x00a"])
+
+    # A key value of U+0000 alone is one character, not an empty string
+    # (DynamoDB refuses only the empty string for S keys, the API
+    # reference's AttributeValue); "a" and "a\0" are two items.
+    def test_nul_in_key_values(self):
+        for k in ("\x00", "a", "a\x00", "a\x00\x00"):
+            self.c.put_item(TableName=self.tr,
+                            Item={"pk": S("nul"), "sk": S(k), "v": S(k)})
+        r = self.c.query(TableName=self.tr,
+                         KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": S("nul")})
+        self.assertEqual([it["sk"]["S"] for it in r["Items"]],
+                         ["\x00", "a", "a\x00", "a\x00\x00"])
+        got = self.c.get_item(TableName=self.tr, ConsistentRead=True,
+                              Key={"pk": S("nul"), "sk": S("a\x00")})
+        self.assertEqual(got["Item"]["v"], S("a\x00"))
+        # U+0000 as a Query's key value and in ExclusiveStartKey
+        self.c.put_item(TableName=self.tr,
+                        Item={"pk": S("\x00"), "sk": S("\x00")})
+        self.c.put_item(TableName=self.tr,
+                        Item={"pk": S("\x00"), "sk": S("b")})
+        r = self.c.query(TableName=self.tr,
+                         KeyConditionExpression="pk = :p AND sk > :s",
+                         ExpressionAttributeValues={":p": S("\x00"),
+                                                    ":s": S("\x00")})
+        self.assertEqual(r["Items"], [{"pk": S("\x00"), "sk": S("b")}])
+        r = self.c.query(TableName=self.tr,
+                         KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": S("\x00")},
+                         ExclusiveStartKey={"pk": S("\x00"),
+                                            "sk": S("\x00")})
+        self.assertEqual(r["Items"], [{"pk": S("\x00"), "sk": S("b")}])
+
+    # Every other code point: the ends of each UTF-8 length and a
+    # character outside the BMP (a surrogate pair on the wire from
+    # Python; raw UTF-8 from the JS SDK, sent below as raw bytes).
+    @unittest.skipIf(ENDPOINT is None, "raw HTTP needs a local endpoint")
+    def test_code_points_round_trip(self):
+        text = "\x7f\x80\u07ff\u0800\ud7ff\ue000\ufffd\uffff\U00010000" \
+               "\U0010ffff\U0001f600"
+        key = {"pk": S(text)}
+        self.c.put_item(TableName=self.t, Item=dict(key, **{text: S(text)}))
+        self.assertEqual(self.get(key), dict(key, **{text: S(text)}))
+        body = json.dumps({"TableName": self.t, "Key": key,
+                           "ConsistentRead": True},
+                          ensure_ascii=False).encode("utf-8")
+        req = urllib.request.Request(ENDPOINT, data=body, headers={
+            "X-Amz-Target": "DynamoDB_20120810.GetItem",
+            "Content-Type": "application/x-amz-json-1.0",
+            "Authorization": "AWS4-HMAC-SHA256 Credential=x/20250101/"
+                             "us-east-1/dynamodb/aws4_request, "
+                             "SignedHeaders=host, Signature=0"})
+        with urllib.request.urlopen(req) as resp:
+            got = json.loads(resp.read().decode("utf-8"))
+        self.assertEqual(got["Item"], dict(key, **{text: S(text)}))
+
+
+class NulThroughIndexesTest(E2ECase):
+    """A name holding U+0000 copied into a GSI (ALL) and read back."""
+
+    def test_gsi_projection_keeps_whole_names(self):
+        t = unique_name("nul")
+        self.c.create_table(
+            TableName=t, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"},
+                                  {"AttributeName": "g",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            GlobalSecondaryIndexes=[{
+                "IndexName": "gnul",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"}}])
+        self._tables.append(t)
+        wait_active(self.c, t)
+        item = {"pk": S("p"), "g": S("\x00"), LATIN1: S("1"),
+                "x\x00": S("2")}
+        self.c.put_item(TableName=t, Item=item)
+        r = self.c.query(TableName=t, IndexName="gnul",
+                         KeyConditionExpression="g = :g",
+                         ExpressionAttributeValues={":g": S("\x00")})
+        self.assertEqual(r["Items"], [item])
+
+
+if __name__ == "__main__":
+    unittest.main()
