@@ -179,5 +179,77 @@ class NulThroughIndexesTest(E2ECase):
         self.assertEqual(r["Items"], [item])
 
 
+class DeleteTableDescriptionTest(E2ECase):
+    """DeleteTable answers with the description of a deleting table, which
+    holds less than DescribeTable's: no KeySchema, AttributeDefinitions,
+    CreationDateTime or indexes. Every recorded DeleteTable answer shows
+    that shape: the AWS CLI getting started tutorial's delete-table output
+    (on demand: BillingModeSummary, TableClassSummary,
+    DeletionProtectionEnabled), and provisioned tables' outputs quoted by
+    the AWS CDK workshop and the WSO2 DynamoDB connector docs."""
+
+    ALLOWED = {"TableName", "TableStatus", "ProvisionedThroughput",
+               "TableSizeBytes", "ItemCount", "TableArn", "TableId",
+               "BillingModeSummary", "TableClassSummary",
+               "DeletionProtectionEnabled", "WarmThroughput"}
+
+    def check(self, name, on_demand):
+        before = self.c.describe_table(TableName=name)["Table"]
+        td = self.c.delete_table(TableName=name)["TableDescription"]
+        self.assertEqual(td["TableStatus"], "DELETING")
+        self.assertLessEqual(set(td), self.ALLOWED)
+        for k in ("TableName", "TableArn", "TableId", "ItemCount",
+                  "TableSizeBytes"):
+            self.assertEqual(td[k], before[k], k)
+        self.assertEqual(td["ProvisionedThroughput"]["ReadCapacityUnits"],
+                         before["ProvisionedThroughput"]["ReadCapacityUnits"])
+        self.assertEqual("BillingModeSummary" in td, on_demand)
+        for gone in ("KeySchema", "AttributeDefinitions", "CreationDateTime",
+                     "GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+            self.assertNotIn(gone, td)
+        return td
+
+    def test_on_demand_with_indexes(self):
+        name = unique_name("del")
+        self.c.create_table(
+            TableName=name, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+                {"AttributeName": "g", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+            GlobalSecondaryIndexes=[{
+                "IndexName": "gidx",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"}}],
+            LocalSecondaryIndexes=[{
+                "IndexName": "lidx",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                              {"AttributeName": "g", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+        self._tables.append(name)
+        wait_active(self.c, name)
+        self.c.put_item(TableName=name, Item={"pk": S("a"), "sk": S("b")})
+        td = self.check(name, True)
+        self.assertEqual(td["BillingModeSummary"]["BillingMode"],
+                         "PAY_PER_REQUEST")
+
+    def test_provisioned(self):
+        name = unique_name("del")
+        self.c.create_table(
+            TableName=name,
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 3,
+                                   "WriteCapacityUnits": 4})
+        self._tables.append(name)
+        wait_active(self.c, name)
+        td = self.check(name, False)
+        self.assertEqual(td["ProvisionedThroughput"]["WriteCapacityUnits"],
+                         4)
+
+
 if __name__ == "__main__":
     unittest.main()
