@@ -4,6 +4,8 @@
  * expr_parse(), which runs lex -> parse -> resolve (resolve.c). */
 
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +86,40 @@ syntax_error(struct parser *p, int i)
     ddb_err_set(p->err, DDB_VALIDATION,
                 "Syntax error; token: \"%.*s\", near: \"%.*s\"", (int)t->len,
                 p->text + t->start, (int)(to - from), p->text + from);
+    return NULL;
+}
+
+/*
+ * A document path: at most 32 levels, the attribute itself counted, and
+ * list indexes up to 4294967294. DynamoDB answers "The document path has
+ * too many nesting levels; nesting levels: 33" (Alternator's
+ * test_projection_expression.py records it) and "List index is not within
+ * the allowable range; index: [4294967295]" (as written; floci's
+ * ProjectionEvaluator, checked against DynamoDB in us-east-1, 2026-09;
+ * DynamoDB Local's DbValidationError has both texts), in every kind of
+ * expression, before its names and values are looked at.
+ */
+#define PATH_LEVELS_MAX  32
+#define LIST_INDEX_MAX   4294967294L
+
+/* A path error: the parse stops with msg (printf-style). */
+static struct expr_node *
+path_error(struct parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static struct expr_node *
+path_error(struct parser *p, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    if (p->failed)
+        return NULL;
+    p->failed = true;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ddb_err_set(p->err, DDB_VALIDATION, "%s", msg);
     return NULL;
 }
 
@@ -249,6 +285,10 @@ parse_path(struct parser *p)
 
                 v = v > (LONG_MAX - d) / 10 ? LONG_MAX : v * 10 + d;
             }
+            if (v > LIST_INDEX_MAX)
+                return path_error(p, "List index is not within the "
+                                  "allowable range; index: [%.*s]",
+                                  (int)t->len, p->text + t->start);
             e1.is_index = true;
             e1.index = v;
             p->pos++;
@@ -261,6 +301,9 @@ parse_path(struct parser *p)
         el = arena_grow(p->arena, el, n->path.n, &cap, sizeof(*el));
         el[n->path.n++] = e1;
     }
+    if (n->path.n > PATH_LEVELS_MAX)
+        return path_error(p, "The document path has too many nesting "
+                          "levels; nesting levels: %d", n->path.n);
     n->path.el = el;
     return n;
 }

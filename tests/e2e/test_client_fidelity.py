@@ -251,5 +251,62 @@ class DeleteTableDescriptionTest(E2ECase):
                          4)
 
 
+class DocumentPathLimitsTest(E2ECase):
+    """A document path has at most 32 levels and list indexes up to
+    4294967294, in every expression, checked before the item is read.
+    Sources: Alternator's test_projection_expression.py
+    (test_projection_expression_path_nesting_levels, run against DynamoDB:
+    32 levels accepted, 33 refused with "nesting levels"); floci's
+    ProjectionEvaluator, checked against DynamoDB in us-east-1 in 2026-09,
+    for both texts and the index bound; DynamoDB Local's messages agree."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+        cls.c.put_item(TableName=cls.t,
+                       Item={"pk": S("p"), "a": {"L": [S("x")]}})
+
+    def path(self, levels):
+        return ".".join(["a"] * levels)
+
+    def test_nesting_levels(self):
+        r = self.c.get_item(TableName=self.t, Key={"pk": S("p")},
+                            ProjectionExpression=self.path(32))
+        self.assertEqual(r["Item"], {})
+        self.assertValidation(
+            self.c.get_item, "Invalid ProjectionExpression: The document "
+            "path has too many nesting levels; nesting levels: 33",
+            TableName=self.t, Key={"pk": S("p")},
+            ProjectionExpression=self.path(33))
+        # list indexes count as levels; names and values are not looked at
+        self.assertValidation(
+            self.c.scan, "Invalid FilterExpression: The document path has "
+            "too many nesting levels; nesting levels: 40",
+            TableName=self.t, FilterExpression="#a" + "[0]" * 39 + " = :v")
+        with self.assertRaises(Exception) as cm:
+            self.c.update_item(TableName=self.t, Key={"pk": S("p")},
+                               UpdateExpression="SET " + self.path(33)
+                               + " = :v",
+                               ExpressionAttributeValues={":v": S("v")})
+        self.assertIn("Invalid UpdateExpression: The document path has too "
+                      "many nesting levels; nesting levels: 33",
+                      str(cm.exception))
+
+    def test_list_index_range(self):
+        r = self.c.get_item(TableName=self.t, Key={"pk": S("p")},
+                            ProjectionExpression="a[4294967294]")
+        self.assertEqual(r["Item"], {})
+        for index in ("4294967295", "99999999999999999999999"):
+            self.assertValidation(
+                self.c.get_item, "Invalid ProjectionExpression: List index "
+                "is not within the allowable range; index: [%s]" % index,
+                TableName=self.t, Key={"pk": S("p")},
+                ProjectionExpression="a[%s]" % index)
+        r = self.c.get_item(TableName=self.t, Key={"pk": S("p")},
+                            ProjectionExpression="a[0]")
+        self.assertEqual(r["Item"], {"a": {"L": [S("x")]}})
+
+
 if __name__ == "__main__":
     unittest.main()
