@@ -365,11 +365,8 @@ idx_attr(const struct index_def *d, const json_t *item, const char *name,
     if (type != 'N' && s != NULL &&
         json_string_length(json_object_get(av, tstr)) == 0)
         return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values are not valid. A "
-                           "value specified for a secondary index key is not "
-                           "supported. The AttributeValue for a key "
-                           "attribute cannot contain an empty %s value. "
-                           "IndexName: %s, IndexKey: %s",
+                           INDEX_EMPTY_KEY_MSG "%s value. IndexName: %s, "
+                           "IndexKey: %s",
                            type == 'S' ? "string" : "binary", d->name, name);
     /* An index key value over 2048 bytes (partition) or 1024 (sort):
      * "Size limit exceeded for Index Key componentId Actual Size: 2175

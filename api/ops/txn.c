@@ -540,6 +540,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         ddb_err_clear(&e);
         if (rc == 0 && !keep &&
             index_plan(ti[i].w.set, ti[i].snap, nitem, ti[i].plan, err) != 0) {
+            write_index_error(&ti[i].w, err);
             json_decref(nitem);
             return -1;
         }

@@ -269,6 +269,32 @@ write_resolve(struct api_ctx *ctx, struct write_req *w,
     return rc;
 }
 
+/* The sentence of TransactWriteItems' Update captured from DynamoDB
+ * (paritysuite/dynamodb-conformance tests/tier3/error-messages/
+ * transactWriteItems.test.ts, "Update empty-string index key"); UpdateItem
+ * shares the path, the binary form is assumed to read alike. PutItem,
+ * BatchWriteItem and the legacy AttributeUpdates keep the sentence that
+ * names the index. */
+void
+write_index_error(const struct write_req *w, struct ddb_err *err)
+{
+    const size_t n = strlen(INDEX_EMPTY_KEY_MSG);
+    bool binary;
+
+    if (err == NULL || err->type != DDB_VALIDATION ||
+        w->kind != WRITE_UPDATE ||
+        json_object_get(w->params, "UpdateExpression") == NULL ||
+        strncmp(err->msg, INDEX_EMPTY_KEY_MSG, n) != 0)
+        return;
+    binary = strncmp(err->msg + n, "binary", 6) == 0;
+    ddb_err_clear(err);
+    ddb_err_set(err, DDB_VALIDATION, "One or more parameter values are not "
+                "valid. The update expression attempted to update a "
+                "secondary index key to a value that is not supported. The "
+                "AttributeValue for a key attribute cannot contain an empty "
+                "%s value.", binary ? "binary" : "string");
+}
+
 int
 write_condition_failed(const json_t *params, const json_t *old,
                        struct ddb_err *err)
@@ -453,6 +479,8 @@ write_run(struct api_ctx *ctx, struct write_req *w,
         gsi_gate_charge(ctx, &gate.g);
     else if (gate.throttled)
         w->gsi_refused = true;
+    else
+        write_index_error(w, err);
     gsi_gate_fini(&gate.g);
     return rc;
 }

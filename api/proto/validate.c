@@ -772,6 +772,22 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
                  "equal to %lld", f->maxlen);
         add_length_error(f, v, path, msg, f->flags & F_GEN_MAX, ve);
     }
+    /* One entry for the list, naming the element type's constraints as
+     * the framework does for map values ("Map value must satisfy
+     * constraint: [...]", BatchWriteItem's recorded form). */
+    if ((f->flags & F_ELEMLEN) && json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            if (json_is_string(x) && (value_len(x) < f->vminlen ||
+                                      value_len(x) > f->vmaxlen)) {
+                snprintf(msg, sizeof(msg), "Member must satisfy constraint: "
+                         "[Member must have length less than or equal to "
+                         "%lld, Member must have length greater than or "
+                         "equal to %lld]", f->vmaxlen, f->vminlen);
+                add_error(ve, v, path, msg);
+                break;
+            }
+        }
+    }
     if ((f->type == T_INT || f->type == T_LONG) && json_is_number(v)) {
         long long n = int_value(v);
         json_t *shown = json_integer(n);
