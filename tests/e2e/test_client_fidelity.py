@@ -2,7 +2,9 @@
 # test_client_fidelity.py - what real clients send and DynamoDB accepts
 # that a local server easily gets wrong: strings and attribute names
 # holding U+0000 and every other code point, written through every item
-# path and read back whole. Sources are named next to each test.
+# path and read back whole; DeleteTable's description, document path
+# limits and start keys of tables without a sort key. Sources are named
+# next to each test.
 import json
 import unittest
 import urllib.request
@@ -306,6 +308,68 @@ class DocumentPathLimitsTest(E2ECase):
         r = self.c.get_item(TableName=self.t, Key={"pk": S("p")},
                             ProjectionExpression="a[0]")
         self.assertEqual(r["Item"], {"a": {"L": [S("x")]}})
+
+
+class HashOnlyStartKeyTest(E2ECase):
+    """ExclusiveStartKey on a table without a sort key: the key is the hash
+    attribute alone. Pages resume after it; a key of the wrong type, with
+    another attribute or without the hash one, or outside the Query's
+    partition is refused (dynalite's query and scan tests, recorded against
+    DynamoDB: "should return ValidationException if ExclusiveStartKey does
+    not match hash schema", "...starting key is invalid", "...outside query
+    boundaries"; Scan's "The provided starting key is invalid: " form in
+    its validations)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"))
+        for i in range(6):
+            cls.c.put_item(TableName=cls.t, Item={"pk": S("k%d" % i)})
+
+    def query(self, esk, pk="k1"):
+        return self.c.query(TableName=self.t, KeyConditionExpression="pk = :p",
+                            ExpressionAttributeValues={":p": S(pk)},
+                            ExclusiveStartKey=esk)
+
+    def test_pages_resume_after_the_key(self):
+        seen, kw = [], {}
+        while True:
+            r = self.c.scan(TableName=self.t, Limit=1, **kw)
+            seen += [it["pk"]["S"] for it in r["Items"]]
+            if "LastEvaluatedKey" not in r:
+                break
+            self.assertEqual(set(r["LastEvaluatedKey"]), {"pk"})
+            kw = {"ExclusiveStartKey": r["LastEvaluatedKey"]}
+        self.assertEqual(sorted(seen), ["k%d" % i for i in range(6)])
+        r = self.c.query(TableName=self.t, KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": S("k1")}, Limit=1)
+        self.assertEqual(r["LastEvaluatedKey"], {"pk": S("k1")})
+        self.assertEqual(self.query({"pk": S("k1")})["Items"], [])
+
+    def test_query_refusals(self):
+        for esk, msg in (
+                ({"pk": {"N": "1"}}, "The provided key element does not "
+                                     "match the schema"),
+                ({"pk": {"BOOL": True}}, "The provided key element does not "
+                                         "match the schema"),
+                ({"pk": S("k1"), "sk": S("x")}, "The provided starting key "
+                                                 "is invalid"),
+                ({"a": S("k1")}, "The provided starting key is invalid"),
+                ({"pk": S("k2")}, "The provided starting key is outside "
+                                  "query boundaries based on provided "
+                                  "conditions")):
+            with self.subTest(esk=esk):
+                self.assertValidation(self.query, msg, esk=esk)
+
+    def test_scan_refusals(self):
+        for esk in ({"pk": {"N": "1"}}, {"pk": S("k1"), "sk": S("x")},
+                    {"a": S("k1")}):
+            with self.subTest(esk=esk):
+                self.assertValidation(
+                    self.c.scan, "The provided starting key is invalid: The "
+                    "provided key element does not match the schema",
+                    TableName=self.t, ExclusiveStartKey=esk)
 
 
 if __name__ == "__main__":
