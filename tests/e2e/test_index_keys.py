@@ -9,23 +9,8 @@ import time
 import unittest
 
 from e2e_common import E2ECase, unique_name, wait_active
+from test_indexes import N, S, attr, key
 from test_item_messages import unvalidated_client
-
-
-def S(v):
-    return {"S": v}
-
-
-def N(v):
-    return {"N": v}
-
-
-def attr(name, t):
-    return {"AttributeName": name, "AttributeType": t}
-
-
-def key(name, kt):
-    return {"AttributeName": name, "KeyType": kt}
 
 
 def wait_index_active(c, table, index, timeout=30.0):
