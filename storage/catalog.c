@@ -27,22 +27,15 @@ static const char cat_schema[] =
 int
 catalog_err(struct storage *s, const char *what, struct ddb_err *err)
 {
-    return ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                       sqlite3_errmsg(s->cat));
+    return storage_sql_err(s->cat, what, err);
 }
 
 int
 catalog_exec(struct storage *s, const char *what, const char *sql,
              struct ddb_err *err)
 {
-    char *emsg = NULL;
-
-    if (sqlite3_exec(s->cat, sql, NULL, NULL, &emsg) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                    emsg ? emsg : sqlite3_errmsg(s->cat));
-        sqlite3_free(emsg);
-        return -1;
-    }
+    if (sqlite3_exec(s->cat, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return catalog_err(s, what, err);
     return 0;
 }
 
@@ -277,7 +270,8 @@ cat_load(struct storage *s, struct ddb_err *err)
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
         pthread_rwlock_unlock(&s->map_mu);
-        if (playout_open(l, t->dir, err) != 0 || changelog_load(t, err) != 0)
+        if (playout_open(s, l, t->dir, err) != 0 ||
+            changelog_load(t, err) != 0)
             goto out;
     }
     rc = step == SQLITE_DONE ? 0 : catalog_err(s, "catalog", err);
@@ -345,13 +339,23 @@ table_create(struct storage *s, const char *name, const json_t *desc,
     l = playout_new(&map);
     for (unsigned i = 0; i < l->map.n; i++)
         storage_new_id(l->files[i]);
+    if (space_admit(s, err) != 0)
+        goto out;
     if (s->data_dir != NULL) {
         dir = xasprintf("%s/tables/%s", s->data_dir, id);
         if (storage_mkdir_p(dir, err) != 0)
             goto out;
     }
-    if (playout_open(l, dir, err) != 0)
+    if (playout_open(s, l, dir, err) != 0)
         goto out;
+    if (dir != NULL) {                  /* the names, before the catalog
+                                           points at them */
+        char *tdir = xasprintf("%s/tables", s->data_dir);
+
+        storage_sync_dir(s, dir);
+        storage_sync_dir(s, tdir);
+        free(tdir);
+    }
     if (ms < min_ms)
         ms = min_ms;
     if (fn != NULL && (desc = built = fn(arg, 1, ms, err)) == NULL)
@@ -373,7 +377,7 @@ table_create(struct storage *s, const char *name, const json_t *desc,
     rc = catalog_finish(s, rc, err);
     if (rc == 0) {
         t = stable_new(s, name, id,
-                       desc ? json_deep_copy(desc) : json_object(), l);
+                       desc ? json_clone(desc) : json_object(), l);
         l = NULL;
         t->stamp = ms;
         if (fn != NULL) {
@@ -395,6 +399,8 @@ out:
     }
     free(dir);
     free(dtext);
+    if (rc != 0)
+        space_note(s, err);
     return rc;
 }
 
@@ -456,7 +462,10 @@ storage_table_delete(struct storage *s, const char *name,
     }
 out:
     pthread_mutex_unlock(&s->ddl_mu);
-    stable_release(t);                  /* our lookup reference */
+    stable_release(t);                  /* our lookup reference: the last
+                                           one removes the files */
+    if (rc != 0)
+        space_note(s, err);
     return rc;
 }
 
@@ -494,7 +503,7 @@ int
 stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
 {
     struct storage *s = t->s;
-    json_t *copy = json_deep_copy(desc);
+    json_t *copy = json_clone(desc);
     int rc;
 
     if (copy == NULL)
@@ -503,10 +512,12 @@ stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
     pthread_mutex_lock(&s->cat_mu);
     rc = catalog_put_desc(s, t->id, copy, err);
     pthread_mutex_unlock(&s->cat_mu);
-    if (rc == 0)
+    if (rc == 0) {
         catalog_install_desc(t, copy);
-    else
+    } else {
+        space_note(s, err);
         json_decref(copy);
+    }
     return rc;
 }
 
@@ -544,8 +555,10 @@ storage_table_rename(struct storage *s, const char *name,
     rc = catalog_run(s, err, "UPDATE tables SET name = ?1 WHERE id = ?2",
                      new_name, t->id, NULL);
     rc = catalog_finish(s, rc, err);
-    if (rc != 0)
+    if (rc != 0) {
+        space_note(s, err);
         goto out;
+    }
     pthread_rwlock_wrlock(&s->map_mu);
     storage_map_remove(s, name, t);
     pthread_mutex_lock(&t->split_mu);

@@ -327,6 +327,8 @@ stable_log_switch(struct stable *t, bool on, uint64_t min_ms,
         catalog_install_desc(t, desc);
         desc = NULL;
         atomic_store(&t->log_on, on);
+    } else {
+        space_note(s, err);
     }
 out:
     for (unsigned i = n; i > 0; i--)

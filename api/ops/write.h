@@ -139,6 +139,11 @@ int write_expire(struct api_ctx *ctx, const struct table_ref *tr,
  * lo and hi (NUM_TEXT_MAX bytes each): expired is lo <= v < hi. */
 void write_ttl_bounds(uint64_t now_ms, char *lo, char *hi);
 
+/* An UpdateExpression that makes a secondary index key an empty string
+ * or binary is refused in its own words, naming no index: rewrite err
+ * (index.c's INDEX_EMPTY_KEY_MSG) so when w is such an update. */
+void write_index_error(const struct write_req *w, struct ddb_err *err);
+
 /* Fill err with ConditionalCheckFailedException "The conditional request
  * failed", attaching old (borrowed, copied; may be NULL) as the error's
  * "Item" when params has ReturnValuesOnConditionCheckFailure ALL_OLD.

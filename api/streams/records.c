@@ -356,9 +356,9 @@ add_record(void *arg, const struct slog_rec *r, struct ddb_err *err)
     d = json_pack("{s:I, s:o}", "ApproximateCreationDateTime",
                   (json_int_t)(r->ms / 1000u), "Keys", keys);
     if (new_img && r->new_item != NULL)
-        json_object_set_new(d, "NewImage", json_deep_copy(r->new_item));
+        json_object_set_new(d, "NewImage", json_clone(r->new_item));
     if (old_img && r->old != NULL)
-        json_object_set_new(d, "OldImage", json_deep_copy(r->old));
+        json_object_set_new(d, "OldImage", json_clone(r->old));
     json_object_set_new(d, "SequenceNumber", json_string(seq));
     json_object_set_new(d, "SizeBytes",
                         json_integer((json_int_t)(size ? size : 1)));

@@ -209,7 +209,7 @@ switch_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
             json_object_set_new(a->desc, PRIV_RETIRED,
                                 json_integer((json_int_t)ms));
     }
-    return json_deep_copy(a->desc);
+    return json_clone(a->desc);
 }
 
 /* Call fn with each kept (deleted) incarnation of table name, the
@@ -545,7 +545,7 @@ stream_find(struct api_ctx *ctx, const char *n, const char *owner,
         if (!json_str_is(json_object_get(e, "label"), label))
             continue;
         stream_fill(s, d, e, owner);
-        s->key_schema = json_deep_copy(json_object_get(d, "KeySchema"));
+        s->key_schema = json_clone(json_object_get(d, "KeySchema"));
         s->t = t;
         json_decref(d);
         return 1;
