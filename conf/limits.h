@@ -18,6 +18,10 @@ struct throttle_limits {
     double partition_rcu;           /* 3000: per-partition read ceiling/s */
     double partition_wcu;           /* 1000: per-partition write ceiling/s */
     double burst_s;                 /* 300: seconds of share a bucket banks */
+    double partition_burst_s;       /* 2.5: seconds of its ceiling a
+                                       partition absorbs at once */
+    double od_burst_s;              /* 2.5: seconds of its instant capacity
+                                       an on-demand table absorbs at once */
     bool burst_start_full;          /* true: a new bucket starts full */
     bool adaptive;                  /* true: borrow the table's unused rate */
     bool enforce;                   /* false (--throttle off): meter only */

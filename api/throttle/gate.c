@@ -247,6 +247,22 @@ gate_try(struct api_ctx *ctx, struct stable *t,
                       op, need, th, &injected);
 }
 
+double
+gate_write_need(struct api_ctx *ctx, struct stable *t,
+                const struct item_key *k, size_t new_size, double mult)
+{
+    size_t old = 0;
+    struct ddb_err e;
+
+    if (ctx->srv->throttle == NULL)
+        return mult;
+    ddb_err_init(&e);
+    if (stable_size_of(t, k, &old, &e) != 0)
+        old = 0;                    /* the write reports the error */
+    ddb_err_clear(&e);
+    return mult * capacity_write_units(old > new_size ? old : new_size);
+}
+
 /* ------------------------------------------------------------------------
  * Global secondary indexes: their own throttle state (registry entry
  * (table, index)) over their hidden table's partitions.
@@ -357,6 +373,16 @@ gate_charge(struct api_ctx *ctx, struct gate_ticket *th, double units)
     throttle_charge(th->tt, &th->tk, units, th->pk, th->pk_len, ctx->now_ms);
     if (th->tk.op == THROTTLE_WRITE && th->pk != NULL)
         maybe_split_size(ctx, th);
+}
+
+void
+gate_release(struct gate_ticket *th)
+{
+    if (!th->admitted)
+        return;
+    th->admitted = false;
+    /* time 0: the engine's clock never runs backwards, so this is now */
+    throttle_charge(th->tt, &th->tk, 0, NULL, 0, 0);
 }
 
 void
