@@ -24,6 +24,9 @@ struct throttle_limits {
                                        an on-demand table absorbs at once */
     bool burst_start_full;          /* true: a new bucket starts full */
     bool adaptive;                  /* true: borrow the table's unused rate */
+    double heat_split_s;            /* 300: seconds a partition's ceiling
+                                       refuses before it splits between its
+                                       hottest keys; 0: never */
     bool enforce;                   /* false (--throttle off): meter only */
     double od_initial_rru;          /* 12000: new on-demand table, reads/s */
     double od_initial_wru;          /* 4000: new on-demand table, writes/s */

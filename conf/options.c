@@ -87,6 +87,11 @@ const struct conf_option conf_options[] = {
     { .name = "adaptive-capacity", .type = CONF_BOOL, .flags = CONF_TABLE,
       T(adaptive), .def = "on",
       .help = "on|off: hot partitions borrow the table's unused rate" },
+    { .name = "split-for-heat-seconds", .type = CONF_DOUBLE,
+      .flags = CONF_TABLE,
+      T(heat_split_s), NONNEG, .def = "300",
+      .help = "seconds a partition refuses at its ceiling before it splits "
+              "between its hottest keys; 0: never" },
     { .name = "ondemand-initial-rru", .type = CONF_DOUBLE,
       .flags = CONF_TABLE,
       T(od_initial_rru), POSITIVE, .def = "12000",

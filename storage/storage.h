@@ -285,6 +285,11 @@ int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
  * table is then unchanged), e.g. when the range holds a single position.
  */
 int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+/* The same at ring position at (0: the middle): partition i keeps
+ * [start, at), the new one gets [at, end]. -1 with err if at is not inside
+ * (start, end]. */
+int stable_split_at(struct stable *t, unsigned i, uint64_t at,
+                    struct ddb_err *err);
 
 /*
  * Data directories written before rows were placed by DynamoDB's key hash

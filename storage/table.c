@@ -523,6 +523,13 @@ stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
 int
 stable_split(struct stable *t, unsigned i, struct ddb_err *err)
 {
+    return stable_split_at(t, i, 0, err);
+}
+
+int
+stable_split_at(struct stable *t, unsigned i, uint64_t at,
+                struct ddb_err *err)
+{
     struct playout *old, *nl = NULL;
     struct partition *parent = NULL, *a = NULL, *b = NULL;
     struct partmap map;
@@ -549,6 +556,14 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
         goto out;
     }
     mid = lo + (hi - lo) / 2 + 1;       /* a: [lo, mid), b: [mid, hi] */
+    if (at != 0) {
+        if (at <= lo || at > hi) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: split point outside "
+                                           "partition %u", i);
+            goto out;
+        }
+        mid = at;
+    }
 
     /* the new layout: old with entry i replaced by two */
     starts = xmalloc((old->map.n + 1) * sizeof(*starts));

@@ -226,6 +226,8 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
 {
     *a = *parent;
     *b = *parent;
+    memset(&a->heat, 0, sizeof(a->heat));       /* a new spell each */
+    memset(&b->heat, 0, sizeof(b->heat));
     for (int op = 0; op < 2; op++) {
         /* each child: half the share, half the bank and half the level;
          * its own ceiling, with what the parent's had left (a hot key is
@@ -380,6 +382,10 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
     p = &t->p[part];
     table_advance(t, p, now_ms);
     c = decide(t, p, o, need_mu, &borrow);
+    if (c == THROTTLE_OK)
+        heat_admitted(p);
+    else if (!bucket_has(&p->c[o], need_mu))
+        heat_refused(p, t->last_ms);    /* the ceiling itself refused */
     if (c != THROTTLE_OK && !t->lim.enforce) {
         p->would[o]++;
         c = THROTTLE_OK;

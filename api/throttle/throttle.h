@@ -174,6 +174,20 @@ int throttle_batch_err(struct throttle_table *t, enum throttle_op op,
 const char *throttle_txn_code(struct throttle_table *t,
                               enum throttle_cause cause);
 
+/*
+ * Split for heat (adaptive capacity isolating frequently accessed items,
+ * heat.c): note that a request asked for need units at ring position pos
+ * (the top 64 bits of its partition key's hash) on partition part. Returns
+ * true, with *split_at set, when that partition's ceiling has been
+ * refusing requests for lim.heat_split_s seconds and its demand comes from
+ * at least two positions: split it at *split_at, between its two hottest
+ * keys, so that each gets a partition (and a ceiling) of its own. One key
+ * alone (one item, or one item collection) is never split.
+ */
+bool throttle_heat_note(struct throttle_table *t, unsigned part,
+                        uint64_t pos, double need, uint64_t now_ms,
+                        uint64_t *split_at);
+
 /* ------------------------------------------------------------------------
  * Observability: per-partition and per-table counters, hot keys.
  * ---------------------------------------------------------------------- */

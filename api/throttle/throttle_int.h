@@ -130,7 +130,22 @@ void peak_note(struct peak *pk, uint64_t now_ms, int64_t sample);
  * The state of one table or GSI (throttle.c).
  * ---------------------------------------------------------------------- */
 
+/* Split for heat (heat.c): demand on a partition by ring position while
+ * its ceiling keeps refusing requests. */
+#define HEAT_KEYS 4
+
+struct heat {
+    uint64_t since_ms;                  /* hot since (the ceiling refused a
+                                           request); 0: not hot */
+    unsigned n;
+    struct {
+        uint64_t pos;                   /* top 64 bits of a key's hash */
+        int64_t mu;                     /* demand asked for there */
+    } top[HEAT_KEYS];                   /* space-saving, n used */
+};
+
 struct tpart {
+    struct heat heat;                   /* split for heat (heat.c) */
     struct bucket b[2];                 /* provisioned share + burst bank */
     struct bucket c[2];                 /* the partition maximum and the
                                            burst it absorbs at once */
@@ -181,6 +196,11 @@ uint64_t table_lock_all(struct throttle_table *t, uint64_t now_ms);
  * unlocked, err set to DDB_INTERNAL) if part is out of range. */
 struct tpart *table_lock_part(struct throttle_table *t, unsigned part,
                               uint64_t now_ms, struct ddb_err *err);
+
+/* heat.c, caller holds t->mu: the ceiling of p refused (hot since now)
+ * or admitted a request (cooled down once its burst is half back). */
+void heat_refused(struct tpart *p, uint64_t now_ms);
+void heat_admitted(struct tpart *p);
 
 /* Add w microunits to key (copied) in s (registry.c). */
 void sketch_add_mu(struct throttle_sketch *s, const uint8_t *key, size_t len,

@@ -233,3 +233,40 @@ class BurstTest(VirtualClockCase):
         st, r = self.raw.call("PutItem", {"TableName": "big1",
                                           "Item": item_of("big", 100)})
         self.assertEqual(st, 200, r)
+
+    # -- split for heat -----------------------------------------------------
+
+    def test_two_hot_keys_split_apart(self):
+        # "h1" and "h2" share partition 3 of 4 (test_throttling's
+        # partition_of). 600 WCU/s each is more than the partition's 1,000:
+        # once its burst is spent its ceiling refuses, and after 5 s of
+        # that (the tag; 300 s by default) it splits between them
+        # (adaptive capacity isolating frequently accessed items, developer
+        # guide "burst and adaptive capacity"). Then each key has a
+        # partition and a ceiling of its own: all 1,200 WCU/s served.
+        self.create("heat2", tags={"split-for-heat-seconds": "5"})
+        per_sec = []
+        for sec in range(20):
+            items = [item_of(k, 10 * 1024) for k in ("h1", "h2")] * 60
+            ok, _ = self.raw.puts("heat2", items)
+            per_sec.append(ok)
+            self.raw.advance(1000)
+        self.assertIn("table heat2: partition 3 split for heat", self.log())
+        self.assertEqual(per_sec[:7], [120] * 7)
+        self.assertLess(min(per_sec), 120)              # it did throttle
+        split = max(i for i, ok in enumerate(per_sec) if ok < 120)
+        self.assertEqual(per_sec[split + 1:], [120] * (19 - split))
+        st, pv = self.raw.admin("/shardlocal/tables/heat2/partitions")
+        self.assertEqual(pv["partition_count"], 5)
+        st, hk = self.raw.admin("/shardlocal/tables/heat2/hotkeys")
+        where = {e["key_text"]: e["partition"]
+                 for e in hk["consumed_write"]}
+        self.assertNotEqual(where["h1"], where["h2"])
+        # one key alone never splits: a hot item stays at 1,000 WCU/s
+        self.create("heat1", tags={"split-for-heat-seconds": "5"})
+        for sec in range(12):
+            ok, _ = self.raw.puts("heat1", [item_of("h1", 10 * 1024)] * 150)
+            self.raw.advance(1000)
+        self.assertEqual(ok, 100)
+        st, pv = self.raw.admin("/shardlocal/tables/heat1/partitions")
+        self.assertEqual(pv["partition_count"], 4)

@@ -789,6 +789,76 @@ START_TEST(test_throttle_time_backwards)
 END_TEST
 
 /* ------------------------------------------------------------------------
+ * Split for heat: two hot keys on one partition are split apart once its
+ * ceiling has refused for heat_split_s; one key never is.
+ * ---------------------------------------------------------------------- */
+
+/* Each of the keys at positions pos[0..n) asks for 1 unit, 600 times, at
+ * now on partition 0; returns whether a split came due (and where), and
+ * counts the refusals in *refused. */
+static bool
+heat_round(struct throttle_table *t, const uint64_t *pos, unsigned n,
+           uint64_t now, uint64_t *at, unsigned *refused)
+{
+    bool due = false;
+
+    for (unsigned r = 0; r < 600; r++)
+        for (unsigned k = 0; k < n; k++) {
+            *refused += req(t, 0, THROTTLE_WRITE, 1, 1, now) != THROTTLE_OK;
+            due |= throttle_heat_note(t, 0, pos[k], 1, now, at);
+        }
+    return due;
+}
+
+START_TEST(test_throttle_split_for_heat)
+{
+    static const uint64_t two[2] = { UINT64_C(0x1000000000000000),
+                                     UINT64_C(0x3000000000000000) };
+    struct throttle_limits lim;
+    struct throttle_table *t;
+    uint64_t at = 0;
+    unsigned s, first = 0, refused = 0;
+
+    throttle_limits_default(&lim);
+    lim.heat_split_s = 10;
+    /* two keys, 600 units a second each, on one 1,000 WCU/s partition:
+     * once the burst is spent (second 7) its ceiling refuses; 10 s later
+     * the split is due, at the middle of the two keys */
+    t = mk(&lim, true, 0, 0, 1, T0);
+    for (s = 0; s < 40; s++) {
+        unsigned before = refused;
+
+        if (heat_round(t, two, 2, T0 + s * 1000, &at, &refused))
+            break;
+        if (refused > 0 && before == 0)
+            first = s;
+    }
+    ck_assert_uint_eq(first, 7);
+    ck_assert_uint_eq(s, first + 10);
+    ck_assert(at == UINT64_C(0x2000000000000001));
+    /* a cooled partition (its burst half back) forgets its spell */
+    ck_assert_int_eq(req(t, 0, THROTTLE_WRITE, 1, 1, T0 + 90000),
+                     THROTTLE_OK);
+    ck_assert(!throttle_heat_note(t, 0, two[0], 1, T0 + 90000, &at));
+    ck_assert(!heat_round(t, two, 1, T0 + 90000, &at, &refused));
+    throttle_table_free(t);
+
+    /* one key alone (an item, or an item collection) is never split */
+    t = mk(&lim, true, 0, 0, 1, T0);
+    for (s = 0; s < 40; s++)
+        ck_assert(!heat_round(t, two, 1, T0 + s * 1000, &at, &refused));
+    throttle_table_free(t);
+
+    /* 0: never */
+    lim.heat_split_s = 0;
+    t = mk(&lim, true, 0, 0, 1, T0);
+    for (s = 0; s < 40; s++)
+        ck_assert(!heat_round(t, two, 2, T0 + s * 1000, &at, &refused));
+    throttle_table_free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
  * The exceptions.
  * ---------------------------------------------------------------------- */
 
@@ -1020,6 +1090,7 @@ throttle_suite(void)
     tcase_add_test(tc, test_throttle_off);
     tcase_add_test(tc, test_throttle_split);
     tcase_add_test(tc, test_throttle_time_backwards);
+    tcase_add_test(tc, test_throttle_split_for_heat);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("threads");
