@@ -369,10 +369,11 @@ partition_size_of(struct partition *p, const struct item_key *k,
                   size_t *size, struct ddb_err *err)
 {
     sqlite3_stmt *st;
-    int rc = -1, step;
+    int rc = lock_item(p, err), step;
 
-    if (!lock_live(p))
-        return PART_RETIRED;
+    if (rc != 0)
+        return rc;
+    rc = -1;
     st = p->st[ST_SIZE];
     *size = 0;
     if (bind_key(st, k) != SQLITE_OK) {

@@ -392,17 +392,15 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
         borrow = false;
     }
     if (c == THROTTLE_OK) {
-        struct throttle_ticket own;
-
-        if (tk == NULL)
-            tk = &own;
-        tk->part = part;
-        tk->op = (enum throttle_op)o;
-        tk->borrowed = borrow;
-        /* Taken now, so the requests that follow see it; the charge
-         * settles the difference with the real cost. */
-        tk->reserved = need_mu;
-        settle(t, p, tk, o, need_mu);
+        if (tk != NULL) {
+            tk->part = part;
+            tk->op = (enum throttle_op)o;
+            tk->borrowed = borrow;
+            /* Taken now, so the requests that follow see it; the charge
+             * settles the difference with the real cost. */
+            tk->reserved = need_mu;
+            settle(t, p, tk, o, need_mu);
+        }
         p->admitted[o]++;
         if (borrow)
             p->borrowed[o]++;

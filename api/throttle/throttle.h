@@ -119,11 +119,12 @@ struct throttle_ticket {
  * from the buckets at once (so the requests after it, such as the next
  * item of a batch or transaction, see it), and the request must then call
  * throttle_charge with its real cost (0 when it did not run: need is
- * given back). Or returns the cause of the rejection: the request must
- * change nothing and fail with throttle_err(). With lim.enforce false it
- * always returns THROTTLE_OK (counting what would have been throttled).
- * pk (may be NULL) is the partition key's bytes, for the hot-key counters
- * of throttled keys.
+ * given back; with tk NULL nothing is taken, it is only a question). Or
+ * returns the cause of the rejection: the request must change nothing and
+ * fail with throttle_err(). With lim.enforce false it always returns
+ * THROTTLE_OK (counting what would have been throttled). pk (may be NULL)
+ * is the partition key's bytes, for the hot-key counters of throttled
+ * keys.
  */
 enum throttle_cause throttle_admit(struct throttle_table *t, unsigned part,
                                    enum throttle_op op, double need,
