@@ -6,6 +6,7 @@
 
 #include "api/api.h"
 #include "api/streams/streams.h"
+#include "api/tables/tables.h"
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "storage/util.h"
@@ -46,4 +47,11 @@ api_server_fini(struct api_server *srv)
     srv->throttle = NULL;
     srv->faults = NULL;
     srv->streams = NULL;
+}
+
+int
+api_storage_upgrade(struct storage *st, const struct conf *c,
+                    struct ddb_err *err)
+{
+    return tables_rehash_all(st, c != NULL && c->log_level >= LOG_INFO, err);
 }

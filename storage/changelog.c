@@ -276,6 +276,22 @@ changelog_split(struct stable *t, const struct playout *old,
     return catalog_finish(s, rc, err);
 }
 
+int
+changelog_rehashed(struct storage *s, const char *id,
+                   const struct playout *old, const struct playout *nl,
+                   struct ddb_err *err)
+{
+    for (unsigned i = 0; i < old->map.n && i < nl->map.n; i++) {
+        const char *texts[2] = { nl->files[i], old->files[i] };
+
+        if (cat_exec_ints(s, "UPDATE part_history SET part_id = ?2 WHERE "
+                          "table_id = ?1 AND part_id = ?3", id, texts, 2,
+                          NULL, 0, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int
 part_addr_cmp(const void *a, const void *b)
 {

@@ -2,7 +2,8 @@
 /* partition.c - one SQLite database per partition: a connection with its own
  * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL
  * (FULL with --durability power-loss), cached statements, items kept as compact JSON text. table.c routes
- * requests here through the partition map. */
+ * requests here through the partition map. The change log each partition
+ * keeps is part_log.c; what both share, partition_int.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,31 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "storage/partition_int.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
-
-enum {
-    ST_GET,
-    ST_PUT,
-    ST_DEL,
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_QUERY_FWD,
-    ST_QUERY_REV,
-    ST_SCAN,
-    ST_SCAN_FROM,
-    ST_STATS,
-    ST_LOG_PUT,
-    ST_LOG_MAX,
-    ST_LOG_READ,
-    ST_LOG_AGES,
-    ST_LOG_DROP,
-    ST_META_GET,
-    ST_META_PUT,
-    ST_COUNT
-};
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT item, size FROM items WHERE h = ?1 AND pk = ?2 AND "
@@ -66,6 +45,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_LOG_DROP] = "DELETE FROM changes WHERE seq <= ?1",
     [ST_META_GET] = "SELECT v FROM log_meta WHERE k = ?1",
     [ST_META_PUT] = "INSERT OR REPLACE INTO log_meta (k, v) VALUES (?1, ?2)",
+    [ST_SIZE] = "SELECT size FROM items WHERE h = ?1 AND pk = ?2 AND "
+                "sk = ?3",
 };
 
 /* Items, and the change log (docs/design.md, "The change log"): one row
@@ -82,118 +63,12 @@ static const char part_schema[] =
     "CREATE TABLE IF NOT EXISTS log_meta ("
     " k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
 
-#define META_TRIMMED "trimmed"
-
-struct partition {
-    pthread_mutex_t mu;                 /* guards everything below */
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_COUNT];         /* cached: reset, never finalized */
-    char *path;                         /* owned, NULL for in-memory */
-    char *buf;                          /* reusable JSON encode buffer */
-    size_t bufcap;
-    /* All 0xFF and longer than any stored key column, so greater than all
-     * of them: the "no upper bound" value. */
-    uint8_t ff_blob[KEY_BYTES_MAX + 1];
-    bool retired;                       /* replaced by a split: db closed */
-    bool fenced;                        /* holds part of a transaction whose
-                                           rest could not be written: item
-                                           calls fail until a restart
-                                           replays its journal entry */
-    bool stats_valid;                   /* count/bytes loaded and kept */
-    uint64_t count, bytes;              /* live rows and sum(size) */
-    bool trimmed_valid;                 /* trimmed loaded */
-    uint64_t trimmed;                   /* the log's last trimmed number */
-};
-
-
 /* ------------------------------------------------------------------------
- * Helpers
+ * Helpers (the small ones are in partition_int.h)
  * ---------------------------------------------------------------------- */
 
-/* Bind a blob; a zero-length key is an empty BLOB, never NULL. */
-static int
-bind_blob(sqlite3_stmt *st, int i, const void *b, size_t len)
-{
-    if (len == 0)
-        return sqlite3_bind_zeroblob(st, i, 0);
-    return sqlite3_bind_blob(st, i, b, (int)len, SQLITE_STATIC);
-}
-
-static void
-stmt_done(sqlite3_stmt *st)
-{
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-}
-
-static int
-sql_err(struct partition *p, struct ddb_err *err, const char *what)
-{
-    return storage_sql_err(p->db, what, err);
-}
-
-/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
- * set ("storage: <what>: ...") on failure. */
-static int
-run_simple(struct partition *p, int which, const char *what,
-           struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[which];
-    int rc = sqlite3_step(st);
-
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(p, err, what);
-}
-
-/* Step st, a bound no-row statement (bound: the binding calls' result),
- * then reset it. -1 with err set ("storage: <what>: ...") on failure. */
-static int
-step_done(struct partition *p, sqlite3_stmt *st, int bound,
-          const char *what, struct ddb_err *err)
-{
-    int rc = 0;
-
-    if (bound != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
-        rc = sql_err(p, err, what);
-    stmt_done(st);
-    return rc;
-}
-
-static void
-rollback(struct partition *p)
-{
-    if (!sqlite3_get_autocommit(p->db))
-        run_simple(p, ST_ROLLBACK, "rollback", NULL);
-}
-
-/* Lock p for an item call; false (nothing locked) when a split retired
- * it meanwhile, so the call answers PART_RETIRED. */
-static bool
-lock_live(struct partition *p)
-{
-    pthread_mutex_lock(&p->mu);
-    if (!p->retired)
-        return true;
-    pthread_mutex_unlock(&p->mu);
-    return false;
-}
-
-/* lock_live() for an item call: 0 with p locked, PART_RETIRED, or -1
- * (nothing locked, err set) when p is fenced (partition_fence_locked). */
-static int
-lock_item(struct partition *p, struct ddb_err *err)
-{
-    if (!lock_live(p))
-        return PART_RETIRED;
-    if (!p->fenced)
-        return 0;
-    pthread_mutex_unlock(&p->mu);
-    return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
-}
-
-/* Parse a stored item. Returns a new reference or NULL with err set. */
-static json_t *
-item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
+json_t *
+part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
 {
     const char *text = (const char *)sqlite3_column_text(st, col);
     int len = sqlite3_column_bytes(st, col);
@@ -227,10 +102,8 @@ col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
     return len;
 }
 
-/* Encode item as compact JSON into p->buf (grown as needed). Returns the
- * length, or -1 if jansson cannot encode it. */
-static long
-item_encode(struct partition *p, const json_t *item)
+long
+part_item_encode(struct partition *p, const json_t *item)
 {
     struct json_fast_buf b = { p->buf, 0, p->bufcap };
     int fast = json_fast_dump(item, &b);    /* same bytes as json_dumpb */
@@ -372,7 +245,7 @@ get_locked(struct partition *p, const struct item_key *k, json_t **item,
     }
     step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
-        *item = item_parse(st, 0, err);
+        *item = part_item_parse(st, 0, err);
         if (*item == NULL)
             goto out;
         if (size != NULL)
@@ -390,6 +263,37 @@ out:
 /* Read one item: *item is a new reference, or NULL if absent. Like every
  * partition_* call on items, returns PART_RETIRED (nothing done) if a split
  * replaced p meanwhile: the caller looks the partition up again. */
+/* The stored size of item k, 0 when absent. 0, -1 or PART_RETIRED. */
+int
+partition_size_of(struct partition *p, const struct item_key *k,
+                  size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = lock_item(p, err), step;
+
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    st = p->st[ST_SIZE];
+    *size = 0;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *size = (size_t)sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
@@ -408,7 +312,7 @@ put_locked(struct partition *p, const struct item_key *k,
            const json_t *item, size_t size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_PUT];
-    long len = item_encode(p, item);
+    long len = part_item_encode(p, item);
 
     if (len < 0)
         return ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
@@ -427,53 +331,6 @@ del_locked(struct partition *p, const struct item_key *k,
     sqlite3_stmt *st = p->st[ST_DEL];
 
     return step_done(p, st, bind_key(st, k), "delete", err);
-}
-
-/* ------------------------------------------------------------------------
- * The change log: records written in the transaction of their change
- * ---------------------------------------------------------------------- */
-
-/* Does old -> new_item (either NULL when absent) change the item? A write
- * that leaves it as it was logs nothing (DynamoDB Streams: no record for
- * an unchanged item; Alternator test_streams.py do_updates_1). */
-static bool
-is_change(const json_t *old, const json_t *new_item)
-{
-    if (old == NULL || new_item == NULL)
-        return old != new_item;
-    return !json_same(old, new_item);
-}
-
-/* Bind image (NULL: SQL NULL) to column i of st, copied (p->buf is
- * reused for the next image). */
-static int
-bind_image(struct partition *p, sqlite3_stmt *st, int i, const json_t *img)
-{
-    long len;
-
-    if (img == NULL)
-        return sqlite3_bind_null(st, i);
-    len = item_encode(p, img);
-    if (len < 0)
-        return SQLITE_ERROR;
-    return sqlite3_bind_text(st, i, p->buf, (int)len, SQLITE_TRANSIENT);
-}
-
-/* In p's open transaction: the record of one change. */
-static int
-log_put_locked(struct partition *p, uint64_t seq, uint64_t ms,
-               enum storage_origin origin, const json_t *old,
-               const json_t *new_item, struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[ST_LOG_PUT];
-
-    return step_done(p, st,
-                     sqlite3_bind_int64(st, 1, (sqlite3_int64)seq) ||
-                         sqlite3_bind_int64(st, 2, (sqlite3_int64)ms) ||
-                         sqlite3_bind_int(st, 3, (int)origin) ||
-                         bind_image(p, st, 4, old) ||
-                         bind_image(p, st, 5, new_item),
-                     "log", err);
 }
 
 /*
@@ -511,8 +368,8 @@ partition_mutate(struct partition *p, const struct item_key *k,
         /* the number is taken under the partition lock: records of one
          * partition are numbered in commit order */
         if (log != NULL && atomic_load(log->on) &&
-            is_change(old, new_item) &&
-            log_put_locked(p, atomic_fetch_add(log->seq, 1) + 1, log->ms,
+            part_log_is_change(old, new_item) &&
+            part_log_put_locked(p, atomic_fetch_add(log->seq, 1) + 1, log->ms,
                            log->origin, old, new_item, err) != 0)
             goto out;
     }
@@ -576,7 +433,7 @@ stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
         }
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
-        item = item_parse(st, c, err);
+        item = part_item_parse(st, c, err);
         if (item == NULL) {
             rc = -1;
             break;
@@ -718,16 +575,20 @@ partition_unlock(struct partition *p)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Copy one parent row (ST_SCAN columns) into c's open transaction. */
+/* Copy one parent row (ST_SCAN columns) into c's open transaction, with
+ * the hash h instead of its own when h is not NULL. */
 static int
-copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
+copy_row(struct partition *c, sqlite3_stmt *src, const uint8_t *h,
+         struct ddb_err *err)
 {
     sqlite3_stmt *st = c->st[ST_PUT];
     int bound = SQLITE_OK;
 
     for (int i = 0; i < 3 && bound == SQLITE_OK; i++)
-        bound = bind_blob(st, i + 1, sqlite3_column_blob(src, i),
-                          (size_t)sqlite3_column_bytes(src, i));
+        bound = i == 0 && h != NULL
+                    ? bind_blob(st, 1, h, 16)
+                    : bind_blob(st, i + 1, sqlite3_column_blob(src, i),
+                                (size_t)sqlite3_column_bytes(src, i));
     bound = bound ||
             sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) ||
             sqlite3_bind_text(st, 5,
@@ -738,93 +599,6 @@ copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
     c->count++;
     c->bytes += (uint64_t)sqlite3_column_int64(src, 3);
     return 0;
-}
-
-/* The last trimmed sequence number of p's log (p locked), read once. */
-static int
-trimmed_locked(struct partition *p, uint64_t *out, struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[ST_META_GET];
-    int step, rc = 0;
-
-    if (!p->trimmed_valid) {
-        if (sqlite3_bind_text(st, 1, META_TRIMMED, -1, SQLITE_STATIC) !=
-            SQLITE_OK)
-            rc = sql_err(p, err, "log meta");
-        else if ((step = sqlite3_step(st)) == SQLITE_ROW)
-            p->trimmed = (uint64_t)sqlite3_column_int64(st, 0);
-        else if (step == SQLITE_DONE)
-            p->trimmed = 0;
-        else
-            rc = sql_err(p, err, "log meta");
-        stmt_done(st);
-        if (rc != 0)
-            return -1;
-        p->trimmed_valid = true;
-    }
-    *out = p->trimmed;
-    return 0;
-}
-
-/* In p's open transaction: the trimmed mark becomes v (in memory once
- * committed: the caller sets p->trimmed). */
-static int
-trimmed_put_locked(struct partition *p, uint64_t v, struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[ST_META_PUT];
-
-    return step_done(p, st,
-                     sqlite3_bind_text(st, 1, META_TRIMMED, -1,
-                                       SQLITE_STATIC) ||
-                         sqlite3_bind_int64(st, 2, (sqlite3_int64)v),
-                     "log meta", err);
-}
-
-/* Copy parent's whole log and trimmed mark into a's open transaction (the
- * first child hosts the parent's records: design.md). */
-static int
-copy_log(struct partition *parent, struct partition *a, struct ddb_err *err)
-{
-    sqlite3_stmt *src = parent->st[ST_LOG_READ];
-    sqlite3_stmt *dst = a->st[ST_LOG_PUT];
-    uint64_t trimmed;
-    int step, rc = -1;
-
-    if (trimmed_locked(parent, &trimmed, err) != 0)
-        return -1;
-    if (sqlite3_bind_int64(src, 1, 0) != SQLITE_OK ||
-        sqlite3_bind_int64(src, 2, INT64_MAX) != SQLITE_OK) {
-        sql_err(parent, err, "split log");
-        goto out;
-    }
-    while ((step = sqlite3_step(src)) == SQLITE_ROW) {
-        int bound = SQLITE_OK;
-
-        for (int c = 0; c < 3 && bound == SQLITE_OK; c++)
-            bound = sqlite3_bind_int64(dst, c + 1,
-                                       sqlite3_column_int64(src, c));
-        for (int c = 3; c < 5 && bound == SQLITE_OK; c++)
-            bound = sqlite3_column_type(src, c) == SQLITE_NULL
-                        ? sqlite3_bind_null(dst, c + 1)
-                        : sqlite3_bind_text(
-                              dst, c + 1,
-                              (const char *)sqlite3_column_text(src, c),
-                              sqlite3_column_bytes(src, c), SQLITE_STATIC);
-        if (step_done(a, dst, bound, "split log", err) != 0)
-            goto out;
-    }
-    if (step != SQLITE_DONE) {
-        sql_err(parent, err, "split log");
-        goto out;
-    }
-    if (trimmed > 0 && trimmed_put_locked(a, trimmed, err) != 0)
-        goto out;
-    a->trimmed = trimmed;
-    a->trimmed_valid = true;
-    rc = 0;
-out:
-    stmt_done(src);
-    return rc;
 }
 
 /*
@@ -864,14 +638,14 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
                            ? storage_be64(h)
                            : 0;
 
-        if (copy_row(pos < mid ? a : b, st, err) != 0)
+        if (copy_row(pos < mid ? a : b, st, NULL, err) != 0)
             goto out;
     }
     if (step != SQLITE_DONE) {
         sql_err(parent, err, "split read");
         goto out;
     }
-    if (copy_log(parent, a, err) != 0)
+    if (part_log_copy_locked(parent, a, err) != 0)
         goto out;
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
@@ -889,6 +663,82 @@ out:
     stmt_done(st);
     for (int i = 0; i < 2; i++)
         rollback(half[i]);              /* where a transaction is open */
+    return rc;
+}
+
+/*
+ * Every src partition locked: copy all their rows into the partitions of
+ * dst (open, empty, the same ring), each row placed by the hash of its
+ * partition key of type pk_type (key_pk_hash) instead of the hash it was
+ * stored under, and each src's change log into the dst partition at the
+ * same place (nsrc == n, the same ring); then make dst durable. The
+ * sources are unchanged.
+ */
+int
+partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
+                             char pk_type, const struct playout *dst,
+                             struct ddb_err *err)
+{
+    uint8_t zero8[8] = { 0 }, h[16];
+    unsigned i, n = dst->map.n;
+    int rc = -1, step;
+
+    for (i = 0; i < n; i++) {
+        dst->parts[i]->count = dst->parts[i]->bytes = 0;
+        if (run_simple(dst->parts[i], ST_BEGIN, "rehash begin", err) != 0)
+            goto out;
+    }
+    for (unsigned j = 0; j < nsrc; j++) {
+        struct partition *p = src[j];
+        sqlite3_stmt *st = p->st[ST_SCAN];
+
+        if (p->retired) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash of a retired "
+                                           "partition");
+            goto out;
+        }
+        if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
+            bind_blob(st, 2, p->ff_blob, 17) != SQLITE_OK) {
+            sql_err(p, err, "rehash read");
+            stmt_done(st);
+            goto out;
+        }
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            key_pk_hash(pk_type, sqlite3_column_blob(st, 1),
+                        (size_t)sqlite3_column_bytes(st, 1), h);
+            if (copy_row(dst->parts[partmap_find(&dst->map,
+                                                 storage_be64(h))],
+                         st, h, err) != 0) {
+                stmt_done(st);
+                goto out;
+            }
+        }
+        stmt_done(st);
+        if (step != SQLITE_DONE) {
+            sql_err(p, err, "rehash read");
+            goto out;
+        }
+        /* its log to the partition at its place on the ring (design.md) */
+        if (nsrc == n && part_log_copy_locked(p, dst->parts[j], err) != 0)
+            goto out;
+    }
+    for (i = 0; i < n; i++)
+        if (run_simple(dst->parts[i], ST_COMMIT, "rehash commit", err) != 0)
+            goto out;
+    for (i = 0; i < n; i++) {
+        if (sqlite3_wal_checkpoint_v2(dst->parts[i]->db, NULL,
+                                      SQLITE_CHECKPOINT_FULL, NULL,
+                                      NULL) != SQLITE_OK) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash checkpoint "
+                                           "failed");
+            goto out;
+        }
+        dst->parts[i]->stats_valid = true;
+    }
+    rc = 0;
+out:
+    for (i = 0; i < n; i++)
+        rollback(dst->parts[i]);        /* where a transaction is open */
     return rc;
 }
 
@@ -988,7 +838,7 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
             goto out;
         }
         if (w[i].seq != 0 &&
-            log_put_locked(p, w[i].seq, w[i].ms, w[i].origin, w[i].old,
+            part_log_put_locked(p, w[i].seq, w[i].ms, w[i].origin, w[i].old,
                            w[i].item, err) != 0)
             goto out;
     }
@@ -1000,149 +850,5 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
 out:
     if (rc != 0)
         rollback(p);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------
- * Reading and trimming the change log (changelog.c)
- * ---------------------------------------------------------------------- */
-
-int
-partition_log_max(struct partition *p, uint64_t *max, struct ddb_err *err)
-{
-    sqlite3_stmt *st;
-    int rc = 0;
-
-    if (!lock_live(p))
-        return PART_RETIRED;
-    st = p->st[ST_LOG_MAX];
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *max = (uint64_t)sqlite3_column_int64(st, 0);
-    else
-        rc = sql_err(p, err, "log max");
-    stmt_done(st);
-    pthread_mutex_unlock(&p->mu);
-    return rc;
-}
-
-/* An image column: a new reference, or NULL for SQL NULL (*bad on a
- * corrupt one, err set). */
-static json_t *
-image_col(sqlite3_stmt *st, int col, bool *bad, struct ddb_err *err)
-{
-    json_t *j;
-
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        return NULL;
-    j = item_parse(st, col, err);
-    if (j == NULL)
-        *bad = true;
-    return j;
-}
-
-int
-partition_log_read(struct partition *p, uint64_t after, uint64_t upto,
-                   stable_log_fn *fn, void *arg, uint64_t *trimmed,
-                   struct ddb_err *err)
-{
-    sqlite3_stmt *st;
-    int rc = lock_item(p, err), step = SQLITE_DONE;
-
-    /* a fenced partition holds half a transaction: its records too */
-    if (rc != 0)
-        return rc;
-    if (trimmed_locked(p, trimmed, err) != 0) {
-        pthread_mutex_unlock(&p->mu);
-        return -1;
-    }
-    if (upto > INT64_MAX)
-        upto = INT64_MAX;
-    st = p->st[ST_LOG_READ];
-    if (after >= upto)
-        goto out;
-    if (sqlite3_bind_int64(st, 1, (sqlite3_int64)after) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)upto) != SQLITE_OK) {
-        rc = sql_err(p, err, "log read");
-        goto out;
-    }
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct slog_rec r;
-        json_t *o, *n;
-        bool bad = false;
-
-        r.seq = (uint64_t)sqlite3_column_int64(st, 0);
-        r.ms = (uint64_t)sqlite3_column_int64(st, 1);
-        r.origin = sqlite3_column_int(st, 2) == STORAGE_ORIGIN_SERVICE
-                       ? STORAGE_ORIGIN_SERVICE
-                       : STORAGE_ORIGIN_REQUEST;
-        o = image_col(st, 3, &bad, err);
-        n = image_col(st, 4, &bad, err);
-        r.old = o;
-        r.new_item = n;
-        rc = bad ? -1 : fn(arg, &r, err);
-        json_decref(o);
-        json_decref(n);
-    }
-    if (rc == 0 && step != SQLITE_DONE)
-        rc = sql_err(p, err, "log read");
-    if (rc > 0)
-        rc = 0;
-out:
-    stmt_done(st);
-    pthread_mutex_unlock(&p->mu);
-    return rc;
-}
-
-/*
- * Drop the records older than cutoff_ms. Records are walked in sequence
- * order and the walk stops at the first young one, so what goes is always
- * a prefix of the log (a clock that stepped back cannot leave a hole) and
- * the trimmed mark says exactly which numbers are gone.
- */
-int
-partition_log_trim(struct partition *p, uint64_t cutoff_ms,
-                   uint64_t *dropped, struct ddb_err *err)
-{
-    sqlite3_stmt *st;
-    uint64_t last = 0, n = 0, mark;
-    int rc, step;
-
-    *dropped = 0;
-    rc = lock_item(p, err);
-    if (rc != 0)
-        return rc;
-    rc = -1;
-    if (trimmed_locked(p, &mark, err) != 0)
-        goto out;
-    st = p->st[ST_LOG_AGES];
-    while ((step = sqlite3_step(st)) == SQLITE_ROW &&
-           (uint64_t)sqlite3_column_int64(st, 1) < cutoff_ms) {
-        last = (uint64_t)sqlite3_column_int64(st, 0);
-        n++;
-    }
-    stmt_done(st);
-    if (step != SQLITE_ROW && step != SQLITE_DONE) {
-        sql_err(p, err, "log trim");
-        goto out;
-    }
-    if (n == 0) {
-        rc = 0;
-        goto out;
-    }
-    st = p->st[ST_LOG_DROP];
-    if (run_simple(p, ST_BEGIN, "begin", err) != 0 ||
-        step_done(p, st, sqlite3_bind_int64(st, 1, (sqlite3_int64)last),
-                  "log trim", err) != 0 ||
-        trimmed_put_locked(p, last > mark ? last : mark, err) != 0 ||
-        run_simple(p, ST_COMMIT, "commit", err) != 0)
-        goto out;
-    if (last > mark)
-        p->trimmed = last;
-    *dropped = n;
-    rc = 0;
-out:
-    if (rc != 0)
-        rollback(p);
-    pthread_mutex_unlock(&p->mu);
     return rc;
 }

@@ -2,8 +2,8 @@
 /* check_changelog.c - the change log (storage/changelog.c, the records in
  * partition.c and txn.c): what is recorded and what is not, the switch
  * and its markers, sequence numbers across writes, reopen, transactions,
- * journal replay and splits, the partition history, the trim, and table
- * renames. */
+ * journal replay and splits, the partition history, the trim, a rehash
+ * of an older data directory, and table renames. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -567,6 +567,99 @@ START_TEST(test_log_trim)
 }
 END_TEST
 
+/* A data directory whose rows an older version placed by another hash is
+ * re-placed at start-up (stable_rehash): each partition's records and
+ * trimmed mark go to the new file at its place on the ring, its history
+ * follows, numbering goes on. */
+START_TEST(test_log_rehash)
+{
+    struct stable *t;
+    struct marks m;
+    struct recs before, after;
+    struct spart *h;
+    struct ddb_err err;
+    uint64_t trimmed, marks[4];
+    size_t n;
+    sqlite3 *db = NULL;
+    char path[256], pk[16];
+    int nmarked = 0;
+
+    ddb_err_init(&err);
+    clock_ms = 1000;
+    open_store();
+    t = fixture_table("rh", 4);
+    switch_log(t, true, &m);
+    put_n(t, "gone", 0);
+    clock_ms = 2000;
+    for (int i = 0; i < 30; i++) {
+        snprintf(pk, sizeof(pk), "k%d", i);
+        put_n(t, pk, i);
+    }
+    ck_assert_int_eq(stable_log_trim(t, 1500, &err), 0);
+    read_all(t, &before);
+    ck_assert_uint_eq(before.n, 30);
+    for (unsigned i = 0; i < 4; i++) {
+        after.n = 0;
+        ck_assert_int_eq(stable_log_read(t, partmap_start(&playout_of(t)->map,
+                                                          i),
+                                         0, UINT64_MAX, collect_fn, &after,
+                                         &marks[i], &err),
+                         0);
+        nmarked += marks[i] > m.seq;
+    }
+    ck_assert_int_eq(nmarked, 1);       /* where "gone" was */
+    stable_release(t);
+    storage_close(st);
+    st = NULL;
+    snprintf(path, sizeof(path), "%s/catalog.db", tmpdir);
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "UPDATE tables SET keyhash = 0", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    open_store();
+    t = storage_table_get(st, "rh");
+    ck_assert(stable_needs_rehash(t));
+    ck_assert_int_eq(stable_rehash(t, 'S', &err), 0);
+    ck_assert_int_eq(stable_part_history(t, &h, &n, &err), 0);
+    ck_assert_uint_eq(n, 4);
+    for (unsigned i = 0; i < 4; i++) {  /* the history names the new files */
+        ck_assert_str_eq(h[i].id, playout_of(t)->files[i]);
+        ck_assert_uint_eq(h[i].start, partmap_start(&playout_of(t)->map, i));
+        ck_assert_uint_eq(h[i].end_seq, 0);
+    }
+    free(h);
+    read_all(t, &after);
+    ck_assert_uint_eq(after.n, before.n);
+    for (size_t i = 0; i < after.n; i++) {
+        ck_assert_uint_eq(after.r[i].seq, before.r[i].seq);
+        ck_assert_str_eq(after.r[i].pk, before.r[i].pk);
+    }
+    /* the trimmed marks came along, each to its place */
+    for (unsigned i = 0; i < 4; i++) {
+        after.n = 0;
+        ck_assert_int_eq(stable_log_read(t, partmap_start(&playout_of(t)->map,
+                                                          i),
+                                         0, UINT64_MAX, collect_fn, &after,
+                                         &trimmed, &err),
+                         0);
+        ck_assert_uint_eq(trimmed, marks[i]);
+    }
+    put_n(t, "k0", 100);
+    read_all(t, &after);
+    ck_assert_uint_eq(after.n, 31);
+    ck_assert_uint_gt(after.r[30].seq, before.r[29].seq);
+    stable_release(t);
+    reopen_store();
+    t = storage_table_get(st, "rh");
+    ck_assert(!stable_needs_rehash(t));
+    read_all(t, &after);
+    ck_assert_uint_eq(after.n, 31);
+    stable_release(t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Renames
  * ---------------------------------------------------------------------- */
@@ -625,6 +718,7 @@ changelog_suite(void)
     tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_log_split_lineage);
     tcase_add_test(tc, test_log_trim);
+    tcase_add_test(tc, test_log_rehash);
     tcase_add_test(tc, test_rename);
     suite_add_tcase(s, tc);
     return s;
