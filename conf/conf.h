@@ -33,6 +33,13 @@ struct conf {
     uint64_t item_collection_limit; /* bytes: an LSI item collection may
                                        not grow past this (default 10 GB;
                                        0: no limit) */
+    unsigned max_connections;       /* open at once; past it the most idle
+                                       one is closed for a new client */
+    double idle_timeout;            /* s: an idle keep-alive connection */
+    double header_timeout;          /* s: a request's head, first byte to
+                                       last */
+    double body_timeout;            /* s: a body making no progress */
+    uint64_t body_budget;           /* bytes: request bodies held at once */
 };
 
 /* ------------------------------------------------------------------------
