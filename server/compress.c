@@ -19,7 +19,7 @@
 
 #define GZIP_WBITS    (16 + MAX_WBITS)  /* zlib: a gzip wrapper */
 #define ZLIB_WBITS    MAX_WBITS         /* zlib: a zlib wrapper ("deflate") */
-#define DECODE_FIRST  65536             /* first output buffer; it doubles */
+#define DECODE_FIRST  HTTP_BODY_FREE    /* first output buffer; it doubles */
 #define GZ_FEXTRA     4
 #define GZ_FNAME      8
 #define GZ_FCOMMENT   16
@@ -227,7 +227,7 @@ struct out {
     char *p;                        /* malloc'd */
     size_t len, cap;
     size_t max;                     /* decoded bytes allowed */
-    size_t charged;                 /* budget held: cap */
+    size_t charged;                 /* budget held */
     struct http_budget *budget;
 };
 
@@ -242,9 +242,8 @@ out_grow(struct out *o)
         cap = o->max + 2;
     if (cap <= o->cap)
         return DECODE_TOO_LARGE;
-    if (!http_budget_take(o->budget, cap - o->cap))
+    if (!http_budget_grow(o->budget, o->cap, cap, &o->charged))
         return DECODE_BUDGET;
-    o->charged += cap - o->cap;
     o->p = xrealloc(o->p, cap);
     o->cap = cap;
     return DECODE_OK;

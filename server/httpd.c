@@ -52,6 +52,7 @@ struct conn {
     uint32_t events;                /* what epoll watches */
     uint64_t since_ms;              /* phase start, or last progress */
     uint64_t req_ms;                /* the current request's first byte */
+    uint64_t seq;                   /* accept order on its thread */
     struct http_request rq;
     char *pending;                  /* input past a request (pipelined) */
     size_t plen;
@@ -72,6 +73,8 @@ struct worker {
     int evfd;                       /* wake-up (stop) */
     struct conn *conns;             /* owned list */
     unsigned nconns;
+    unsigned max_conns;             /* this thread's share of the limit */
+    uint64_t seq;                   /* connections accepted, for ties */
     char date[64];                  /* cached Date value */
     time_t date_sec;
     char rbuf[READ_BUF];
@@ -85,7 +88,6 @@ struct httpd {
     void *cls;
     struct worker *w;
     unsigned nw;
-    atomic_uint nconns;             /* open, over all workers */
     atomic_bool stop;
     struct http_budget budget;
     pthread_mutex_t spare_lock;     /* the spare descriptor (EMFILE) */
@@ -174,7 +176,6 @@ conn_close(struct worker *w, struct conn *c)
     if (c->next != NULL)
         c->next->prev = c->prev;
     w->nconns--;
-    atomic_fetch_sub(&w->d->nconns, 1);
     request_fini(&c->rq);
     free(c->pending);
     free(c->wbuf);
@@ -460,7 +461,8 @@ evict_one(struct worker *w, uint64_t now)
 
         if (r < 0)
             continue;
-        if (r < best_rank || (r == best_rank && age > best_age)) {
+        if (r < best_rank || (r == best_rank && (age > best_age ||
+            (age == best_age && c->seq < best->seq)))) {
             best = c;
             best_rank = r;
             best_age = age;
@@ -584,15 +586,16 @@ accept_some(struct worker *w, uint64_t now)
                 shed_one(d);
             return;
         }
-        if (atomic_fetch_add(&d->nconns, 1) + 1 > d->o.max_conns &&
-            !evict_one(w, now)) {
-            atomic_fetch_sub(&d->nconns, 1);    /* all busy: refuse */
-            close(fd);
+        /* Each thread keeps its share of the limit: past it, its most
+         * idle connection makes room, so the new client is served. */
+        if (w->nconns + 1 > w->max_conns && !evict_one(w, now)) {
+            close(fd);                  /* all busy: refuse */
             continue;
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c = xcalloc(1, sizeof(*c));
         c->fd = fd;
+        c->seq = w->seq++;
         c->since_ms = now;
         request_init(&c->rq, &d->budget);
         sl = sizeof(ss);
@@ -603,7 +606,6 @@ accept_some(struct worker *w, uint64_t now)
         ev.events = EPOLLIN;
         ev.data.ptr = c;
         if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-            atomic_fetch_sub(&d->nconns, 1);
             request_fini(&c->rq);
             free(c);
             close(fd);
@@ -771,7 +773,6 @@ httpd_start(const struct httpd_options *o, httpd_handler *fn, void *cls)
     d->o.max_conns = fit_fd_limit(o->max_conns > 0 ? o->max_conns : 1);
     d->budget.limit = o->body_budget;
     atomic_init(&d->budget.used, 0);
-    atomic_init(&d->nconns, 0);
     atomic_init(&d->stop, false);
     pthread_mutex_init(&d->spare_lock, NULL);
     d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -783,6 +784,7 @@ httpd_start(const struct httpd_options *o, httpd_handler *fn, void *cls)
         struct epoll_event ev;
 
         w->d = d;
+        w->max_conns = (d->o.max_conns + d->nw - 1) / d->nw;
         w->ep = epoll_create1(EPOLL_CLOEXEC);
         w->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         memset(&ev, 0, sizeof(ev));

@@ -43,6 +43,19 @@ http_budget_give(struct http_budget *b, size_t n)
         atomic_fetch_sub(&b->used, n);
 }
 
+bool
+http_budget_grow(struct http_budget *b, size_t old_cap, size_t new_cap,
+                 size_t *charged)
+{
+    size_t from = old_cap > HTTP_BODY_FREE ? old_cap : HTTP_BODY_FREE;
+    size_t n = new_cap > from ? new_cap - from : 0;
+
+    if (!http_budget_take(b, n))
+        return false;
+    *charged += n;
+    return true;
+}
+
 /* ------------------------------------------------------------------------
  * Set-up
  * ---------------------------------------------------------------------- */
@@ -426,9 +439,8 @@ body_reserve(struct http_request *rq, size_t need)
         cap *= 2;
     if (cap > limit)
         cap = limit;
-    if (!http_budget_take(rq->budget, cap - rq->body_cap))
+    if (!http_budget_grow(rq->budget, rq->body_cap, cap, &rq->charged))
         return fail(rq, 503, "Too many request bodies in progress");
-    rq->charged += cap - rq->body_cap;
     rq->body = xrealloc(rq->body, cap);
     rq->body_cap = cap;
     return 1;

@@ -16,7 +16,10 @@
 #define HTTP_HEADERS_MAX 16384u     /* all header lines together, likewise */
 #define HTTP_BODY_MAX    (16u * 1024u * 1024u)  /* DynamoDB's 16 MB */
 
-/* Bytes of request bodies held at once, over every connection. */
+#define HTTP_BODY_FREE   65536u     /* what a body may hold uncharged */
+
+/* Bytes of request bodies held at once, over every connection, beyond the
+ * first HTTP_BODY_FREE of each (small calls always pass). */
 struct http_budget {
     atomic_size_t used;
     size_t limit;                   /* 0: no limit */
@@ -25,6 +28,11 @@ struct http_budget {
 /* Charge n bytes; false (nothing charged) when that would pass limit. */
 bool http_budget_take(struct http_budget *b, size_t n);
 void http_budget_give(struct http_budget *b, size_t n);
+/* Charge a buffer growing from old_cap to new_cap bytes (what passes
+ * HTTP_BODY_FREE), adding to *charged; false (nothing charged) when the
+ * budget is spent. */
+bool http_budget_grow(struct http_budget *b, size_t old_cap, size_t new_cap,
+                      size_t *charged);
 
 enum http_rq_state {
     RQ_HEAD = 0,                    /* request line and headers */
