@@ -11,6 +11,7 @@ import os
 import resource
 import select
 import socket
+import subprocess
 import threading
 import time
 import unittest
@@ -177,7 +178,34 @@ def closed_by_server(s, wait):
         return True
 
 
-class FloodTest(OwnServerCase):
+class CheckedServerCase(OwnServerCase):
+    """An own server stopped with SIGTERM, whose exit and log are checked:
+    a clean shutdown with its connections open, and no sanitizer report
+    (docker/build.sh --enable-asan builds the server with ASan/UBSan)."""
+
+    def tearDown(self):
+        code = None
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                code = self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        log = os.path.join(self.dir, "server.log")
+        text = ""
+        if os.path.exists(log):
+            with open(log, errors="replace") as f:
+                text = f.read()
+        super().tearDown()
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                       "runtime error:"):
+            self.assertNotIn(marker, text)
+        if code is not None:
+            self.assertEqual(code, 0, text[-2000:])
+
+
+class FloodTest(CheckedServerCase):
     """Issue 15, finding 2: with 4,096 idle or slowloris connections open,
     no new client was ever answered."""
 
@@ -268,7 +296,7 @@ def rss_kb(pid):
     return 0
 
 
-class BodyBudgetTest(OwnServerCase):
+class BodyBudgetTest(CheckedServerCase):
     """Issue 15, finding 3: 20 connections each sending 15 MB of a 16 MB
     body and stopping held 300 MB for as long as they stayed open."""
 
