@@ -72,6 +72,8 @@ struct worker {
     int ep;                         /* epoll */
     int evfd;                       /* wake-up (stop) */
     struct conn *conns;             /* owned list */
+    struct conn *dead;              /* closed, freed after the event batch
+                                       (a later event may still name one) */
     unsigned nconns;
     unsigned max_conns;             /* this thread's share of the limit */
     uint64_t seq;                   /* connections accepted, for ties */
@@ -164,11 +166,14 @@ watch(struct worker *w, struct conn *c, uint32_t events)
     c->events = events;
 }
 
+/* Close c. Its memory waits on w->dead until the event batch is done:
+ * a later event of the same batch may name it (fd is then -1). */
 static void
 conn_close(struct worker *w, struct conn *c)
 {
     epoll_ctl(w->ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
+    c->fd = -1;
     if (c->prev != NULL)
         c->prev->next = c->next;
     else
@@ -180,7 +185,20 @@ conn_close(struct worker *w, struct conn *c)
     free(c->pending);
     free(c->wbuf);
     free(c->body);
-    free(c);
+    c->pending = c->wbuf = c->body = NULL;
+    c->next = w->dead;
+    w->dead = c;
+}
+
+static void
+free_dead(struct worker *w)
+{
+    while (w->dead != NULL) {
+        struct conn *c = w->dead;
+
+        w->dead = c->next;
+        free(c);
+    }
 }
 
 /* Refused: stop writing, read and drop what the client still sends for a
@@ -404,6 +422,8 @@ conn_read(struct worker *w, struct conn *c, uint64_t now)
 static void
 conn_event(struct worker *w, struct conn *c, uint32_t ev, uint64_t now)
 {
+    if (c->fd < 0)
+        return;                         /* closed earlier in this batch */
     if ((ev & EPOLLOUT) && !write_more(w, c, now))
         return;
     if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
@@ -651,9 +671,11 @@ worker_drain(struct worker *w)
             if (p != &w->d->lfd && p != &w->evfd)
                 conn_event(w, p, evs[i].events, mono_ms());
         }
+        free_dead(w);
     }
     while (w->conns != NULL)
         conn_close(w, w->conns);
+    free_dead(w);
 }
 
 static void *
@@ -679,6 +701,7 @@ worker_main(void *arg)
             sweep(w, now);
             last_sweep = now;
         }
+        free_dead(w);
     }
     epoll_ctl(w->ep, EPOLL_CTL_DEL, w->d->lfd, NULL);
     worker_drain(w);

@@ -241,16 +241,28 @@ class FloodTest(CheckedServerCase):
     def test_idle_and_slowloris_past_a_small_limit(self):
         host, port = self.start("--max-connections", "64",
                                 "--header-timeout", "60")
-        socks = open_idle(host, port, 150) + slowloris(host, port, 150)
+        slow = slowloris(host, port, 150)
+        socks = open_idle(host, port, 150) + slow
+        stop = threading.Event()
+
+        def dribble():                  # slow clients keep sending while
+            while not stop.is_set():    # new ones push them out
+                for s in slow:
+                    try:
+                        s.send(b"a")
+                    except OSError:
+                        pass            # closed to make room: fine
+                time.sleep(0.01)
+
+        t = threading.Thread(target=dribble)
+        t.start()
         try:
-            for s in socks[-20:]:       # keep the newest ones dribbling
-                try:
-                    s.sendall(b"a")
-                except OSError:
-                    pass                # closed to make room: fine
-            self.assertLess(self.served_promptly(), 3)
-            self.assertLess(self.served_promptly(), 3)
+            for _ in range(5):
+                socks += open_idle(host, port, 40)
+                self.assertLess(self.served_promptly(), 3)
         finally:
+            stop.set()
+            t.join()
             for s in socks:
                 s.close()
 
