@@ -473,8 +473,8 @@ is_admin_path(const char *path)
 /*
  * Put r into resp with DynamoDB's headers: Server, Content-Type,
  * x-amzn-RequestId and x-amz-crc32 (decimal CRC-32 of the body bytes as
- * sent). A body of COMPRESS_MIN bytes or more is compressed when the
- * Accept-Encoding allows it; the CRC is then that of the compressed bytes,
+ * sent). A successful answer of COMPRESS_MIN bytes or more is compressed
+ * when the Accept-Encoding allows it; the CRC is then that of the compressed bytes,
  * as DynamoDB computes it (aws-sdk-go-v2 service/dynamodb customizations;
  * scylladb's test_crc.py, run against DynamoDB). Takes r->body.
  */
@@ -489,7 +489,9 @@ finish(const struct http_request *rq, struct reply *r, bool cors,
         r->body = xmalloc(1);
         r->len = 0;
     }
-    if (r->len >= COMPRESS_MIN && rq->state == RQ_DONE)
+    /* Errors go plain: DynamoDB's large error answers are not compressed
+     * (though labelled gzip: aws/aws-sdk-go-v2#2938, 2024-12). */
+    if (r->len >= COMPRESS_MIN && r->status < 300 && rq->state == RQ_DONE)
         enc = compress_choose(request_header(rq, "Accept-Encoding"));
     if (enc != CODING_NONE) {
         size_t n;
