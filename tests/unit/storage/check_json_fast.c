@@ -284,6 +284,8 @@ json_fast_suite(void)
     tcase_add_test(tc, test_depth);
     tcase_add_test(tc, test_dump);
     tcase_add_test(tc, test_fuzz);
+    tcase_set_timeout(tc, 60);          /* make check runs the fuzz and
+                                           soak scripts beside it */
     suite_add_tcase(s, tc);
     return s;
 }
