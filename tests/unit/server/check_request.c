@@ -461,6 +461,7 @@ request_suite(void)
     tcase_add_test(tc, test_request_byte_at_a_time);
     suite_add_tcase(s, tc);
     tc = tcase_create("limits");
+    tcase_set_timeout(tc, 60);          /* 20,000 mutations under ASan */
     tcase_add_test(tc, test_request_head_limits);
     tcase_add_test(tc, test_request_malformed);
     tcase_add_test(tc, test_request_framing);
