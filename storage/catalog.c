@@ -377,7 +377,7 @@ storage_table_create(struct storage *s, const char *name,
     rc = cat_finish(s, rc, err);
     if (rc == 0) {
         t = stable_new(s, name, id,
-                       desc ? json_deep_copy(desc) : json_object(), l);
+                       desc ? json_clone(desc) : json_object(), l);
         l = NULL;
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
@@ -453,7 +453,7 @@ int
 stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
 {
     struct storage *s = t->s;
-    json_t *copy = json_deep_copy(desc);
+    json_t *copy = json_clone(desc);
     char *dtext = NULL;
     int rc = -1;
 

@@ -248,7 +248,7 @@ json_t *
 stable_desc(struct stable *t)
 {
     json_t *ref = stable_desc_ref(t);
-    json_t *d = json_deep_copy(ref);
+    json_t *d = json_clone(ref);
 
     json_decref(ref);
     return d;

@@ -256,7 +256,7 @@ err_copy(struct ddb_err *dst, const struct ddb_err *src)
     ddb_err_set(dst, src->type, "%s", src->msg);
     if (src->extra != NULL) {
         json_decref(dst->extra);
-        dst->extra = json_deep_copy(src->extra);
+        dst->extra = json_clone(src->extra);
     }
 }
 
