@@ -210,7 +210,7 @@ stop_target() {
 # Tables and data every workload needs (not for canned).
 load_data() {
     stream=
-    [ -z "$BENCH_STREAM" ] ||
+    [ -z "${BENCH_STREAM:-}" ] ||
         stream=",\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"$BENCH_STREAM\"}"
     ddb "$1" CreateTable '{"TableName":"bench_hash","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]'"$stream}" >/dev/null
     ddb "$1" CreateTable '{"TableName":"bench_range","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]'"$stream}" >/dev/null
