@@ -137,6 +137,9 @@ struct expr {
     bool dup_section;               /* a SET/REMOVE/ADD/DELETE repeated */
     const char *dup_section_name;
     struct expr *targets;           /* update: projection of written paths */
+    bool raw_names;                 /* paths hold names as written and
+                                       values are set (PartiQL): nothing
+                                       to resolve, no reserved words */
 };
 
 /* ------------------------------------------------------------------------
@@ -145,6 +148,9 @@ struct expr {
 
 /* parse.c: an empty expression of kind (caller frees with expr_free). */
 struct expr *expr_new(enum expr_kind kind);
+/* parse.c: an update's written paths as e->targets (ReturnValues
+ * UPDATED_OLD / UPDATED_NEW). */
+void expr_build_targets(struct expr *e);
 /* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */
 int parse_syntax(struct expr *e, const char *text, size_t len,

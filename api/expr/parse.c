@@ -733,8 +733,8 @@ expr_new(enum expr_kind kind)
 }
 
 /* The update's written paths as a projection, owned by e. */
-static void
-build_targets(struct expr *e)
+void
+expr_build_targets(struct expr *e)
 {
     struct expr *t = expr_new(EXPR_PROJECTION);
     int i;
@@ -794,7 +794,7 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
         return NULL;
     }
     if (kind == EXPR_UPDATE)
-        build_targets(e);
+        expr_build_targets(e);
     return e;
 }
 
