@@ -35,6 +35,10 @@ struct pql_stmt;
 int pql_compile(const char *text, size_t len, const json_t *params,
                 struct pql_stmt **out, struct ddb_err *err);
 void pql_free(struct pql_stmt *s);
+/* The parameters' values alone, as pql_compile() checks them (0, or -1
+ * with err set): ExecuteTransaction reports them ahead of every
+ * statement's own errors. */
+int pql_check_params(const json_t *params, struct ddb_err *err);
 
 enum pql_kind pql_kind(const struct pql_stmt *s);
 /* The FROM (or INTO) table, and the index of "table"."index" (NULL). */
@@ -43,8 +47,9 @@ const char *pql_index(const struct pql_stmt *s);
 enum pql_returning pql_returning(const struct pql_stmt *s);
 /* INSERT: the item (borrowed). */
 const json_t *pql_item(const struct pql_stmt *s);
-/* UPDATE: the update as an expression (borrowed from s). */
-const struct expr *pql_update(const struct pql_stmt *s);
+/* UPDATE: the update as an expression, handed over (the caller frees it,
+ * before s: it borrows from s); NULL once taken. */
+struct expr *pql_take_update(struct pql_stmt *s);
 /* EXISTS: the SELECT it checks (borrowed). */
 const struct pql_stmt *pql_exists_select(const struct pql_stmt *s);
 /* Whether s has a WHERE clause. */
@@ -65,6 +70,17 @@ bool pql_has_where(const struct pql_stmt *s);
  */
 int pql_key_split(const struct pql_stmt *s, const struct key_schema *ks,
                   json_t **key, struct expr **cond, struct ddb_err *err);
+
+/* What a write adds to the condition its WHERE clause leaves: INSERT
+ * writes only where no item is (attribute_not_exists of the partition
+ * key), UPDATE and EXISTS need the item (attribute_exists AND the rest),
+ * DELETE checks the rest only when the item is there (a DELETE of a
+ * missing item succeeds). */
+enum pql_guard { PQL_GUARD_ABSENT, PQL_GUARD_EXISTS, PQL_GUARD_IF_EXISTS };
+/* cond (taken, may be NULL) with the guard on attribute attr (borrowed):
+ * the new condition, or NULL when there is none to check. */
+struct expr *pql_guard(struct expr *cond, const char *attr,
+                       enum pql_guard g);
 
 /* ------------------------------------------------------------------------
  * SELECT
@@ -124,8 +140,9 @@ size_t pql_where_heads(const struct pql_stmt *s, const char **out,
  * name ("SELECT a.b" gives {"b": ...}), or a copy of item for '*'. New
  * reference. */
 json_t *pql_project(const struct pql_stmt *s, const json_t *item);
-/* A projection expression over the selected paths (expr_project reads the
- * nested items a fetch needs), borrowing from s; NULL for '*'. */
-struct expr *pql_projection(const struct pql_stmt *s);
+/* A projection expression over the selected paths and, with where, the
+ * attributes the WHERE clause names (expr_project builds the nested items
+ * a fetch needs), borrowing from s; NULL for '*'. */
+struct expr *pql_projection(const struct pql_stmt *s, bool where);
 
 #endif

@@ -799,3 +799,31 @@ pql_where_heads(const struct pql_stmt *s, const char **out, size_t cap)
         heads(s->where, out, cap, &n);
     return n;
 }
+
+struct expr *
+pql_guard(struct expr *cond, const char *attr, enum pql_guard g)
+{
+    struct expr *e;
+    struct expr_node *x, *root;
+
+    if (cond == NULL && g == PQL_GUARD_IF_EXISTS)
+        return NULL;
+    e = cond != NULL ? cond : expr_new(EXPR_CONDITION);
+    e->raw_names = true;
+    x = pql_node(&e->arena, NODE_FUNC, 1);
+    x->op = g == PQL_GUARD_EXISTS ? F_ATTRIBUTE_EXISTS
+                                  : F_ATTRIBUTE_NOT_EXISTS;
+    x->fname = g == PQL_GUARD_EXISTS ? "attribute_exists"
+                                     : "attribute_not_exists";
+    x->args[0] = attr_node(&e->arena, attr);
+    if (cond == NULL) {
+        e->root = x;
+        return e;
+    }
+    root = pql_node(&e->arena, g == PQL_GUARD_IF_EXISTS ? NODE_OR : NODE_AND,
+                    2);
+    root->args[0] = x;
+    root->args[1] = e->root;
+    e->root = root;
+    return e;
+}

@@ -722,6 +722,15 @@ bind_params(const json_t *params, int nparams, struct ddb_err *err)
 }
 
 int
+pql_check_params(const json_t *params, struct ddb_err *err)
+{
+    json_t *bound = bind_params(params, 0, err);
+
+    json_decref(bound);
+    return bound != NULL ? 0 : -1;
+}
+
+int
 pql_compile(const char *text, size_t len, const json_t *params,
             struct pql_stmt **out, struct ddb_err *err)
 {
@@ -811,10 +820,13 @@ pql_item(const struct pql_stmt *s)
     return s->item;
 }
 
-const struct expr *
-pql_update(const struct pql_stmt *s)
+struct expr *
+pql_take_update(struct pql_stmt *s)
 {
-    return s->upd;
+    struct expr *e = s->upd;
+
+    s->upd = NULL;
+    return e;
 }
 
 const struct pql_stmt *
@@ -875,20 +887,32 @@ pql_project(const struct pql_stmt *s, const json_t *item)
 }
 
 struct expr *
-pql_projection(const struct pql_stmt *s)
+pql_projection(const struct pql_stmt *s, bool where)
 {
+    const char *heads[256];
+    size_t nh = where ? pql_where_heads(s, heads, 256) : 0;
     struct expr *e;
-    int i;
+    size_t i;
 
     if (s->star || s->nproj == 0)
         return NULL;
+    if (nh > 256)
+        nh = 256;
     e = expr_new(EXPR_PROJECTION);
     e->raw_names = true;
-    e->paths = arena_alloc(&e->arena, (size_t)s->nproj * sizeof(*e->paths));
-    for (i = 0; i < s->nproj; i++) {
-        e->paths[i] = pql_node(&e->arena, NODE_PATH, 0);
-        e->paths[i]->path = s->proj[i];
+    e->paths = arena_alloc(&e->arena, ((size_t)s->nproj + nh) *
+                                      sizeof(*e->paths));
+    for (i = 0; i < (size_t)s->nproj + nh; i++) {
+        struct expr_node *x = pql_node(&e->arena, NODE_PATH, 0);
+
+        if (i < (size_t)s->nproj) {
+            x->path = s->proj[i];
+        } else {
+            x->path.n = 1;
+            x->path.el = arena_alloc(&e->arena, sizeof(*x->path.el));
+            x->path.el[0].name = heads[i - (size_t)s->nproj];
+        }
+        e->paths[e->npaths++] = x;
     }
-    e->npaths = s->nproj;
     return e;
 }
