@@ -247,7 +247,7 @@ in_list(struct lower *L, const struct pn *n)
     x->args[0] = left;
     for (i = 0; i < cnt; i++) {
         x->args[i + 1] = l != NULL
-            ? value_node(L, json_deep_copy(json_array_get(l, (size_t)i)))
+            ? value_node(L, json_clone(json_array_get(l, (size_t)i)))
             : operand(L, r->kids[i]);
         if (x->args[i + 1] == NULL)
             return NULL;
@@ -482,7 +482,7 @@ pql_key_split(const struct pql_stmt *s, const struct key_schema *ks,
         }
         if (check_key_type(v, names[k], types[k], err) != 0)
             goto out;
-        json_object_set_new(*key, names[k], json_deep_copy(v));
+        json_object_set_new(*key, names[k], json_clone(v));
     }
     for (i = 0; i < all.n; i++)
         if (!used[i])
@@ -724,6 +724,7 @@ attr_node(struct arena *a, const char *name)
     x->path.n = 1;
     x->path.el = arena_alloc(a, sizeof(*x->path.el));
     x->path.el[0].name = name;
+    x->path.el[0].name_len = strlen(name);
     return x;
 }
 

@@ -177,7 +177,7 @@ conv(const struct pn *n, const json_t *params, const char *path,
     case PN_NULL:
         return json_pack("{s:b}", "NULL", 1);
     case PN_PARAM:
-        return json_deep_copy(json_array_get(params, (size_t)n->param));
+        return json_clone(json_array_get(params, (size_t)n->param));
     case PN_BAG:
         return conv_bag(n, params, path, err);
     case PN_LIST:
@@ -268,14 +268,17 @@ pql_path(struct pql_stmt *s, const struct pn *n, struct expr_path *out,
     out->n = cnt;
     out->el = arena_alloc(&s->arena, (size_t)cnt * sizeof(*out->el));
     out->el[0].name = root->text;
+    out->el[0].name_len = strlen(root->text);
     for (i = 1; i < cnt; i++) {
         const struct pn *st = n->kids[i];
         struct path_elem *el = &out->el[i];
 
         if (st->k == PN_DOT) {
             el->name = st->text;
+            el->name_len = strlen(el->name);
         } else if (st->k == PN_INDEX && st->kids[0]->k == PN_STR) {
             el->name = st->kids[0]->text;
+            el->name_len = strlen(el->name);
         } else if (st->k == PN_INDEX && index_of(st->kids[0]) >= 0) {
             el->is_index = true;
             el->index = index_of(st->kids[0]);
@@ -710,7 +713,7 @@ bind_params(const json_t *params, int nparams, struct ddb_err *err)
         return NULL;
     }
     json_array_foreach(params, i, v) {
-        json_t *c = json_deep_copy(v);
+        json_t *c = json_clone(v);
 
         json_array_append_new(out, c);
         if (av_validate(c, 0, err) != 0) {
@@ -875,13 +878,13 @@ pql_project(const struct pql_stmt *s, const json_t *item)
     int i;
 
     if (s->star)
-        return json_deep_copy(item);
+        return json_clone(item);
     out = json_object();
     for (i = 0; i < s->nproj; i++) {
         const json_t *v = path_get(item, &s->proj[i]);
 
         if (v != NULL)
-            json_object_set_new(out, s->proj_out[i], json_deep_copy(v));
+            json_object_set_new(out, s->proj_out[i], json_clone(v));
     }
     return out;
 }
@@ -911,6 +914,7 @@ pql_projection(const struct pql_stmt *s, bool where)
             x->path.n = 1;
             x->path.el = arena_alloc(&e->arena, sizeof(*x->path.el));
             x->path.el[0].name = heads[i - (size_t)s->nproj];
+            x->path.el[0].name_len = strlen(x->path.el[0].name);
         }
         e->paths[e->npaths++] = x;
     }

@@ -101,7 +101,7 @@ pql_write_setup(struct pql_call *c, const struct key_schema *ks,
     switch (pql_kind(c->s)) {
     case PQL_INSERT:
         write_req_init(w, WRITE_PUT, c->params);
-        w->item = json_deep_copy(pql_item(c->s));
+        w->item = json_clone(pql_item(c->s));
         w->size = item_size(w->item);
         if (w->size > ITEM_SIZE_MAX)
             return ddb_err_set(err, DDB_VALIDATION, "Item size has exceeded "

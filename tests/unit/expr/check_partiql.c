@@ -711,13 +711,13 @@ START_TEST(test_partiql_update_apply)
     u = pql_take_update(s);
     ck_assert_ptr_nonnull(u);
     ck_assert_ptr_null(pql_take_update(s));
-    ck_assert_int_eq(expr_update_apply(u, old, &got, &err), 0);
+    ck_assert_int_eq(expr_update_apply(u, old, NULL, &got, &err), 0);
     ck_assert_msg(json_equal(got, want), "%s", json_dumps(got, 0));
     json_decref(got);
     got = NULL;
     /* set_add of a number to a string set: the engine's message */
     json_object_set_new(old, "ss", J("{'NS': ['1']}"));
-    ck_assert_int_eq(expr_update_apply(u, old, &got, &err), -1);
+    ck_assert_int_eq(expr_update_apply(u, old, NULL, &got, &err), -1);
     ck_assert_str_eq(err.msg, "An operand in the update expression has an "
                      "incorrect data type");
     expr_free(u);
