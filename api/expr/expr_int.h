@@ -86,6 +86,20 @@ struct path_elem {
  * whole name. */
 bool path_elem_is(const struct path_elem *el, const char *s);
 
+/*
+ * A document path: at most 32 levels, the attribute itself counted, and
+ * list indexes up to 4294967294. DynamoDB answers "The document path has
+ * too many nesting levels; nesting levels: 33" (Alternator's
+ * test_projection_expression.py records it) and "List index is not within
+ * the allowable range; index: [4294967295]" (as written; floci's
+ * ProjectionEvaluator, checked against DynamoDB in us-east-1, 2026-09;
+ * DynamoDB Local's DbValidationError has both texts), in every kind of
+ * expression (and, assumed alike, PartiQL's paths), before its names and
+ * values are looked at.
+ */
+#define PATH_LEVELS_MAX  32
+#define LIST_INDEX_MAX   4294967294L
+
 struct expr_path {
     int n;
     struct path_elem *el;

@@ -242,18 +242,23 @@ pql_value(const struct pn *n, const json_t *params, struct ddb_err *err)
  * Paths
  * ---------------------------------------------------------------------- */
 
-/* A list index written as an unsigned integer literal, or -1. */
+/* A list index written as an unsigned integer literal, or -1; beyond
+ * LIST_INDEX_MAX, LIST_INDEX_MAX + 1. */
 static long
 index_of(const struct pn *n)
 {
-    char *end;
-    long v;
+    long v = 0;
+    const char *c;
 
-    if (n->k != PN_NUM || n->text[0] == '-' || strchr(n->text, '.') ||
-        strchr(n->text, 'e') || strchr(n->text, 'E'))
+    if (n->k != PN_NUM || n->text[0] == '\0')
         return -1;
-    v = strtol(n->text, &end, 10);
-    return *end == '\0' && v >= 0 && v < 1000000 ? v : -1;
+    for (c = n->text; *c != '\0'; c++) {
+        if (*c < '0' || *c > '9')
+            return -1;
+        if (v <= LIST_INDEX_MAX)
+            v = v * 10 + (*c - '0');
+    }
+    return v > LIST_INDEX_MAX ? LIST_INDEX_MAX + 1 : v;
 }
 
 int
@@ -265,6 +270,10 @@ pql_path(struct pql_stmt *s, const struct pn *n, struct expr_path *out,
 
     if (root->k != PN_ID)
         return pql_err_at(err, &root->pos, "Unexpected path component");
+    /* the expression engine's document path limits (expr_int.h) */
+    if (cnt > PATH_LEVELS_MAX)
+        return ddb_err_set(err, DDB_VALIDATION, "The document path has too "
+                           "many nesting levels; nesting levels: %d", cnt);
     out->n = cnt;
     out->el = arena_alloc(&s->arena, (size_t)cnt * sizeof(*out->el));
     out->el[0].name = root->text;
@@ -282,6 +291,10 @@ pql_path(struct pql_stmt *s, const struct pn *n, struct expr_path *out,
         } else if (st->k == PN_INDEX && index_of(st->kids[0]) >= 0) {
             el->is_index = true;
             el->index = index_of(st->kids[0]);
+            if (el->index > LIST_INDEX_MAX)
+                return ddb_err_set(err, DDB_VALIDATION, "List index is not "
+                                   "within the allowable range; index: "
+                                   "[%s]", st->kids[0]->text);
         } else {
             return pql_err_at(err, &st->pos, "Unexpected path component");
         }

@@ -260,6 +260,14 @@ static const struct { const char *text, *params, *msg; } fn_errors[] = {
       "Unexpected path component at 1:8:16" },
     { W "EXISTS(ss)", NULL, "Unrecognized function: exists at 1:38:6" },
     { W "attribute_exists(m.inner)", NULL, NWF "Invalid path dot component" },
+    /* the expression engine's document path limits (expr_int.h) */
+    { W "l[4294967295] = 1", NULL,
+      "List index is not within the allowable range; index: [4294967295]" },
+    { "SELECT x1.x2.x3.x4.x5.x6.x7.x8.x9.x10.x11.x12.x13.x14.x15"
+      ".x16.x17.x18.x19.x20.x21.x22.x23.x24.x25.x26.x27"
+      ".x28.x29.x30.x31.x32.x33"
+      " FROM \"T\" WHERE pk = 'i'", NULL,
+      "The document path has too many nesting levels; nesting levels: 33" },
     { U("t = set_add(ss, <<'x'>>)"), NULL,
       "The first argument to SET_ADD must equal the assignment value at "
       "1:20:7" },
