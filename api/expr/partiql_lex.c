@@ -223,6 +223,11 @@ quoted(struct lexer *lx, char q, char **out, size_t *outlen)
     for (;;) {
         if (j >= lx->len)
             return -1;
+        /* an identifier with U+0000 would name another table or
+         * attribute once read as a C string: refused (a string literal
+         * keeps it, by its length) */
+        if (q == '"' && lx->s[j] == '\0')
+            return -1;
         if (lx->s[j] == q) {
             if (j + 1 < lx->len && lx->s[j + 1] == q) {
                 buf[n++] = q;
@@ -398,7 +403,13 @@ pql_lex(struct arena *a, const char *text, size_t len,
         struct pql_token **toks, struct ddb_err *err)
 {
     struct lexer lx;
+    json_t *utf8;
 
+    /* The Statement member is a JSON string, so UTF-8; other callers
+     * (tests, the fuzzer) may hand any bytes. */
+    if ((utf8 = json_stringn(text, len)) == NULL)
+        return ddb_err_set(err, DDB_VALIDATION, "%s", PQL_NOT_WELL_FORMED);
+    json_decref(utf8);
     memset(&lx, 0, sizeof(lx));
     lx.a = a;
     lx.s = text;

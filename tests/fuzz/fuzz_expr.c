@@ -103,12 +103,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             need_msg(&err);
             break;
         }
-        if (expr_update_apply(e, item, &out, &err) != 0)
+        if (expr_update_apply(e, item, NULL, &out, &err) != 0)
             need_msg(&err);
         ddb_err_clear(&err);
         json_decref(out);
         out = NULL;
-        if (expr_update_apply(e, NULL, &out, &err) != 0)
+        if (expr_update_apply(e, NULL, NULL, &out, &err) != 0)
             need_msg(&err);
         break;
     }

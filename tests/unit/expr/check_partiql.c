@@ -451,6 +451,29 @@ START_TEST(test_partiql_bad_bytes)
 }
 END_TEST
 
+/* U+0000 in a quoted identifier would name another table once read as a C
+ * string, and bytes that are not UTF-8 cannot come from the wire's JSON:
+ * both refused (fuzz_partiql.c found the second without a message). A
+ * string literal keeps its NUL. */
+START_TEST(test_partiql_nul_and_utf8)
+{
+    static const char qid[] = "SELECT * FROM \"T\0x\" WHERE pk = 'k'";
+    static const char str[] = "SELECT * FROM \"T\" WHERE pk = 'k\0x'";
+    static const char bad[] = "SELECT * FROM \"T\" WHERE pk = '\xc3'";
+    struct pql_stmt *s = NULL;
+
+    ck_assert_int_eq(pql_compile(qid, sizeof(qid) - 1, NULL, &s, &err), -1);
+    ck_assert_str_eq(err.msg, NWF);
+    ddb_err_clear(&err);
+    ck_assert_int_eq(pql_compile(bad, sizeof(bad) - 1, NULL, &s, &err), -1);
+    ck_assert_str_eq(err.msg, NWF);
+    ddb_err_clear(&err);
+    ck_assert_int_eq(pql_compile(str, sizeof(str) - 1, NULL, &s, &err), 0);
+    ck_assert_str_eq(pql_table(s), "T");
+    pql_free(s);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------
  * Values
  * ---------------------------------------------------------------------- */
@@ -857,6 +880,7 @@ partiql_suite(void)
     tcase_add_test(tc, test_partiql_nesting_limit);
     tcase_add_test(tc, test_partiql_deep_value);
     tcase_add_test(tc, test_partiql_bad_bytes);
+    tcase_add_test(tc, test_partiql_nul_and_utf8);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("values");
