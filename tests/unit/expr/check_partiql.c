@@ -13,26 +13,10 @@
 #include <string.h>
 
 #include "api/expr/partiql.h"
+#include "tests/unit/expr/jlit.h"
 #include "storage/util.h"
 
 static struct ddb_err err;
-
-static json_t *
-J(const char *s)
-{
-    char *buf = strdup(s), *p;
-    json_error_t je;
-    json_t *j;
-
-    ck_assert_ptr_nonnull(buf);
-    for (p = buf; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    j = json_loads(buf, JSON_DECODE_ANY, &je);
-    ck_assert_msg(j != NULL, "bad test JSON %s: %s", s, je.text);
-    free(buf);
-    return j;
-}
 
 /* Compile text with params (JSON with ' for ", or NULL). */
 static struct pql_stmt *
