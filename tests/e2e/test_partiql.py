@@ -1025,9 +1025,11 @@ class Transaction(PartiqlCase):
 
 
 def _admin(url, path, body=None):
+    # the admin paths take JSON bodies only (415 otherwise)
     req = urllib.request.Request(
         url + path, method="POST" if body is not None else "GET",
-        data=json.dumps(body).encode() if body is not None else None)
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
