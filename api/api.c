@@ -32,6 +32,8 @@
 #define CAP_TXN  (API_CAPACITY_LIST | API_CAPACITY_SPLIT)
 
 static const struct api_op api_ops[] = {
+    OP("BatchExecuteStatement", batch_execute_statement,
+       API_READ | API_WRITE | CAP_LIST),
     OP("BatchGetItem", batch_get_item, API_READ | CAP_LIST),
     OP("BatchWriteItem", batch_write_item, API_WRITE | CAP_LIST),
     OP("CreateTable", create_table, API_DDL),
@@ -41,6 +43,9 @@ static const struct api_op api_ops[] = {
        API_DDL),
     OP("DescribeTable", describe_table, API_DDL),
     OP("DescribeTimeToLive", describe_time_to_live, API_DDL),
+    OP("ExecuteStatement", execute_statement, API_READ | API_WRITE | CAP),
+    OP("ExecuteTransaction", execute_transaction,
+       API_READ | API_WRITE | CAP_TXN),
     ITEM("GetItem", get_item, get, API_READ | CAP),
     OP("ListContributorInsights", list_contributor_insights, API_DDL),
     OP("ListTables", list_tables, API_DDL),

@@ -32,6 +32,7 @@ enum ddb_errtype {
     DDB_TRANSACTION_CONFLICT,       /* TransactionConflictException */
     DDB_TRANSACTION_IN_PROGRESS,    /* TransactionInProgressException */
     DDB_IDEMPOTENT_MISMATCH,        /* IdempotentParameterMismatchException */
+    DDB_DUPLICATE_ITEM,             /* DuplicateItemException (PartiQL) */
     DDB_MISSING_AUTH_TOKEN,         /* MissingAuthenticationTokenException */
     DDB_INCOMPLETE_SIGNATURE,       /* IncompleteSignatureException */
     DDB_INVALID_SIGNATURE,          /* InvalidSignatureException */

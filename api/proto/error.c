@@ -54,6 +54,8 @@ static const struct {
         "TransactionInProgressException", NS_DDB, 400, KEY_UPPER },
     [DDB_IDEMPOTENT_MISMATCH] = {
         "IdempotentParameterMismatchException", NS_DDB, 400, KEY_UPPER },
+    [DDB_DUPLICATE_ITEM] = {
+        "DuplicateItemException", NS_DDB, 400, KEY_LOWER },
     [DDB_MISSING_AUTH_TOKEN] = {
         "MissingAuthenticationTokenException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_INCOMPLETE_SIGNATURE] = {

@@ -13,6 +13,7 @@
  * the operation table points at these. */
 struct api_schema;
 
+extern const struct api_schema schema_batch_execute_statement;
 extern const struct api_schema schema_batch_get_item;
 extern const struct api_schema schema_batch_write_item;
 extern const struct api_schema schema_create_table;
@@ -20,6 +21,8 @@ extern const struct api_schema schema_delete_item;
 extern const struct api_schema schema_delete_table;
 extern const struct api_schema schema_describe_contributor_insights;
 extern const struct api_schema schema_describe_table;
+extern const struct api_schema schema_execute_statement;
+extern const struct api_schema schema_execute_transaction;
 extern const struct api_schema schema_get_item;
 extern const struct api_schema schema_list_contributor_insights;
 extern const struct api_schema schema_list_tables;
