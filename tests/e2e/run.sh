@@ -134,7 +134,7 @@ fi
 # line in the summary).
 PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
 PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
-PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash"
+PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash test_live_view"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
     m=$(basename "$f" .py)
@@ -162,7 +162,8 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_disk_full test_connections ;;
+            test_lifecycle test_demo test_disk_full test_connections \
+            test_live_view ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES

@@ -34,6 +34,11 @@ function esc(s) {
 }
 function num(x) { return x == null ? "" : (Math.round(x * 10) / 10).toLocaleString("en-US"); }
 function pl(n, w, p) { return num(n) + " " + (n == 1 ? w : (p || w + "s")); }
+// An axis label: short enough for the margin (2.8k, 270k).
+function short(x) {
+  var a = Math.abs(x);
+  return a >= 1e6 ? num(x / 1e6) + "M" : a >= 1e4 ? Math.round(x / 1e3) + "k" : a >= 1000 ? num(x / 1e3) + "k" : num(x);
+}
 function dur(s) { s = Math.round(s); return s < 90 ? s + " s" : Math.round(s / 60) + " min"; }
 
 // --- drawing ----------------------------------------------------------------
@@ -87,7 +92,7 @@ function pane(s, L, y, w, h, max, name) {
   fr.forEach(function (f) {
     var yy = Math.round(y + h - f * h) + 0.5;
     g.beginPath(); g.moveTo(L, yy); g.lineTo(L + w, yy); g.stroke();
-    if (f > 0) g.fillText(num(max * f), L - 4, yy);
+    if (f > 0) g.fillText(short(max * f), L - 4, yy);
   });
   if (name) {
     g.textAlign = "left";
@@ -137,26 +142,33 @@ function bars(s, ax, ts, vals, y, h) {
   return sum;
 }
 
-// Event markers: a vertical line at each event's second (solid for a
-// split, dashed for UpdateTable and tags), labelled above the plot; a
-// label that would overlap the one before it goes on a line above it, as
-// far as the room above the plot allows.
+// Event markers: a vertical line at each second that had events (solid
+// when one was a split, dashed for UpdateTable and tags), labelled above
+// the plot with that second's events; a label that would overlap the one
+// before it goes on a line above it, as far as the room allows.
 function marks(s, ax, evs, top, bottom) {
-  var g = s.g, n = 0, ends = [], rows = Math.max(1, Math.floor(top / (s.fs * 1.1)));
+  var g = s.g, n = 0, ends = [], rows = Math.max(1, Math.floor(top / (s.fs * 1.1))), at = {}, ts = [];
   evs.forEach(function (e) {
     if (e.t < ax.t0 || e.t > ax.t1) return;
-    var x = Math.round(ax.x(e.t)) + 0.5, row = 0;
-    var text = e.kind == "split" ? "split" + (e.partition != null ? " #" + e.partition : "") + " \u2192 " + e.partitions
-      : e.kind == "update_table" ? "UpdateTable" : "tags";
+    if (!at[e.t]) { at[e.t] = []; ts.push(e.t); }
+    at[e.t].push(e);
+    n++;
+  });
+  ts.forEach(function (t) {
+    var x = Math.round(ax.x(t)) + 0.5, row = 0, split = false;
+    var text = at[t].map(function (e) {
+      split = split || e.kind == "split";
+      return e.kind == "split" ? "split" + (e.partition != null ? " #" + e.partition : "") + " \u2192 " + e.partitions
+        : e.kind == "update_table" ? "UpdateTable" : "tags";
+    }).join(", ");
     var tw = g.measureText(text).width, right = x + 4 + tw > ax.x(ax.t1) + ax.step;
-    var x0 = right ? x - 4 - tw : x + 4;
+    var x0 = right ? Math.max(0, x - 4 - tw) : x + 4;
     while (ends[row] != null && ends[row] > x0 - 6 && row < rows - 1) row++;
     ends[row] = x0 + tw;
-    g.strokeStyle = COL.ev; g.lineWidth = 3; g.setLineDash(e.kind == "split" ? [] : [6, 4]);
+    g.strokeStyle = COL.ev; g.lineWidth = 3; g.setLineDash(split ? [] : [6, 4]);
     g.beginPath(); g.moveTo(x, top - s.fs * 0.3); g.lineTo(x, bottom); g.stroke(); g.setLineDash([]);
     g.fillStyle = COL.ev; g.textAlign = "left";
     g.fillText(text, x0, top - s.fs * (0.7 + row * 1.1));
-    n++;
   });
   return n;
 }
@@ -340,7 +352,7 @@ function draw() {
   shown.forEach(function (p) {
     var card = $("pc" + p.partition), sec = p.seconds, ls = sec.length ? sec[sec.length - 1] : null;
     var np = now && now.partitions && now.partitions[p.partition], items = np ? np.item_count : null;
-    var t1s = np && np[op] ? np[op].throttled_last_second || 0 : ls ? ls[op + "_throttles"] : 0;
+    var t1s = ls ? ls[op + "_throttles"] || 0 : 0;      // the last whole second
     card.className = "pcard" + (t1s ? " hot" : "");
     card.querySelector("h3").innerHTML = "#" + p.partition + " <small><code>" + esc((p.hash_start || "").slice(0, 6)) + "&hellip;" +
       esc((p.hash_end || "").slice(0, 6)) + "</code>" + (items != null ? " &middot; " + pl(items, "item") : "") + "</small>" +
