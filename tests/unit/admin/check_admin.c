@@ -408,6 +408,46 @@ START_TEST(test_admin_history)
 }
 END_TEST
 
+/* One answer holds at most ADMIN_HISTORY_MAX_SAMPLES partition samples:
+ * 280 partitions over 900 s are refused, over 890 s or one partition
+ * served (the test's time is mostly the 280 in-memory databases). */
+START_TEST(test_admin_history_cap)
+{
+    static const char *const all[] = { "seconds", "900", NULL };
+    static const char *const less[] = { "seconds", "890", NULL };
+    static const char *const one[] = { "seconds", "900", "partition", "279",
+                                       NULL };
+    struct throttle_table_conf tc = { .rcu = 1, .wcu = 1, .nparts = 280,
+                                      .arn = "", .od_max_rru = -1,
+                                      .od_max_wru = -1 };
+    struct admin_reply r;
+    struct ddb_err e;
+    json_t *desc = json_loads(desc_text, 0, NULL), *j;
+
+    ddb_err_init(&e);
+    json_object_set_new(desc, "TableName", json_string("Big"));
+    ck_assert_int_eq(storage_table_create(st, "Big", desc, 280, &e), 0);
+    json_decref(desc);
+    throttle_registry_get(reg, "Big", NULL, &tc, NULL, T0 - 1000 * 1000);
+    j = get_args("/shardlocal/tables/Big/history", all, 400);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "message")),
+                     "280 partitions over 900 seconds are more than 250000 "
+                     "samples: ask for fewer seconds or for one partition "
+                     "(partition=N)");
+    json_decref(j);
+    admin_get(&srv, "/shardlocal/tables/Big/history", args_of, (void *)less,
+              &r);
+    ck_assert_uint_eq(r.status, 200);           /* 249,200 samples */
+    ck_assert_ptr_nonnull(strstr(r.body, "\"partition\":279,"));
+    free(r.body);
+    j = get_args("/shardlocal/tables/Big/history", one, 200);
+    ck_assert_uint_eq(json_array_size(json_object_get(
+                          json_array_get(json_object_get(j, "partitions"),
+                                         0), "seconds")), 900);
+    json_decref(j);
+}
+END_TEST
+
 /* A table with no traffic yet has no throttle state: its partitions, no
  * samples, no limits beyond its mode and provisioning. */
 START_TEST(test_admin_history_no_state)
@@ -450,6 +490,7 @@ admin_suite(void)
     TCase *tc = tcase_create("views");
 
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);          /* the history cap, under ASan */
     tcase_add_test(tc, test_admin_index);
     tcase_add_test(tc, test_admin_not_found);
     tcase_add_test(tc, test_admin_partitions);
@@ -457,6 +498,7 @@ admin_suite(void)
     tcase_add_test(tc, test_admin_metrics);
     tcase_add_test(tc, test_admin_history);
     tcase_add_test(tc, test_admin_history_no_state);
+    tcase_add_test(tc, test_admin_history_cap);
     tcase_add_test(tc, test_admin_ui);
     suite_add_tcase(s, tc);
     return s;
