@@ -121,15 +121,24 @@ put_event(struct strbuf *b, const struct throttle_event *e)
     strbuf_printf(b, ",\"partitions\":%u}", e->nparts);
 }
 
+/* A sample's first members: its second, the units consumed and the
+ * requests refused, write and read. */
+static void
+put_second(struct strbuf *b, uint64_t t, const double consumed[2],
+           uint64_t thr_w, uint64_t thr_r)
+{
+    strbuf_printf(b, "{\"t\":%" PRIu64, t);
+    put_numk(b, "consumed_wcu", consumed[THROTTLE_WRITE], UNITS);
+    put_numk(b, "consumed_rcu", consumed[THROTTLE_READ], UNITS);
+    strbuf_printf(b, ",\"write_throttles\":%" PRIu64 ",\"read_throttles\":%"
+                  PRIu64, thr_w, thr_r);
+}
+
 static void
 put_sample(struct strbuf *b, uint64_t t, const struct throttle_sample *s)
 {
-    strbuf_printf(b, "{\"t\":%" PRIu64, t);
-    put_numk(b, "consumed_wcu", s->consumed[THROTTLE_WRITE], UNITS);
-    put_numk(b, "consumed_rcu", s->consumed[THROTTLE_READ], UNITS);
-    strbuf_printf(b, ",\"write_throttles\":%" PRIu32 ",\"read_throttles\":%"
-                  PRIu32, s->throttled[THROTTLE_WRITE],
-                  s->throttled[THROTTLE_READ]);
+    put_second(b, t, s->consumed, s->throttled[THROTTLE_WRITE],
+               s->throttled[THROTTLE_READ]);
     put_numk(b, "write_bucket", s->bucket[THROTTLE_WRITE], LEVEL);
     put_numk(b, "read_bucket", s->bucket[THROTTLE_READ], LEVEL);
     put_numk(b, "write_burst", s->burst[THROTTLE_WRITE], LEVEL);
@@ -141,12 +150,8 @@ static void
 put_table_sample(struct strbuf *b, uint64_t t,
                  const struct throttle_table_sample *s)
 {
-    strbuf_printf(b, "{\"t\":%" PRIu64, t);
-    put_numk(b, "consumed_wcu", s->consumed[THROTTLE_WRITE], UNITS);
-    put_numk(b, "consumed_rcu", s->consumed[THROTTLE_READ], UNITS);
-    strbuf_printf(b, ",\"write_throttles\":%" PRIu64 ",\"read_throttles\":%"
-                  PRIu64, s->throttled[THROTTLE_WRITE],
-                  s->throttled[THROTTLE_READ]);
+    put_second(b, t, s->consumed, s->throttled[THROTTLE_WRITE],
+               s->throttled[THROTTLE_READ]);
     put_numk(b, "write_capacity", s->capacity[THROTTLE_WRITE], LEVEL);
     put_numk(b, "read_capacity", s->capacity[THROTTLE_READ], LEVEL);
     strbuf_putc(b, '}');

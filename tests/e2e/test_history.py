@@ -9,16 +9,13 @@
 # 9): a partition serves at most its ceiling (DynamoDB's 1,000 WCU per
 # partition, scaled), its share of the provisioned rate comes out of a
 # burst bank of 300 s.
-import json
 import unittest
-import urllib.error
-import urllib.request
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from e2e_common import BIN, start_temp_server, stop_temp_server
+from test_admin import standard_client
+from test_throttling import Raw
 
 THROTTLED = ("ProvisionedThroughputExceededException", "ThrottlingException")
 
@@ -32,12 +29,8 @@ class HistoryTest(unittest.TestCase):
             "shardlocal-history.", "--in-memory", "--virtual-clock",
             "--throttle-scale", "0.01", "--status-delay-ms", "0",
             "--split-size", "64KB")
-        cls.c = boto3.client(
-            "dynamodb", endpoint_url=cls.url, region_name="us-east-1",
-            aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret",
-            config=Config(retries={"total_max_attempts": 1,
-                                   "mode": "standard"},
-                          connect_timeout=2, read_timeout=10))
+        cls.c = standard_client(cls.url)
+        cls.raw = Raw(cls.url)
 
     @classmethod
     def tearDownClass(cls):
@@ -46,17 +39,9 @@ class HistoryTest(unittest.TestCase):
     # -- helpers ------------------------------------------------------------
 
     def admin(self, path, body=None, expect=200):
-        req = urllib.request.Request(
-            self.url + path, method="POST" if body is not None else "GET",
-            data=json.dumps(body).encode() if body is not None else None,
-            headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                status, data = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, data = e.code, e.read()
-        self.assertEqual(status, expect, (path, data[:300]))
-        return json.loads(data)
+        status, data = self.raw.admin(path, body)
+        self.assertEqual(status, expect, (path, data))
+        return data
 
     def clock(self, **body):
         return self.admin("/shardlocal/clock", body)["now_ms"]

@@ -19,13 +19,12 @@ import subprocess
 import tempfile
 import time
 import unittest
-import urllib.request
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from e2e_common import BIN, start_temp_server, stop_temp_server
+from test_admin import standard_client
+from test_throttling import Raw
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -178,11 +177,8 @@ class LiveViewTest(unittest.TestCase):
         cls.dir, cls.proc, cls.url = start_temp_server(
             "shardlocal-live.", "--in-memory", "--virtual-clock",
             "--throttle-scale", "0.01", "--status-delay-ms", "0")
-        cls.c = boto3.client(
-            "dynamodb", endpoint_url=cls.url, region_name="us-east-1",
-            aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret",
-            config=Config(retries={"total_max_attempts": 1,
-                                   "mode": "standard"}))
+        cls.c = standard_client(cls.url)
+        cls.raw = Raw(cls.url)
         try:
             os.makedirs(ARTIFACTS, exist_ok=True)
             probe = os.path.join(ARTIFACTS, ".probe")
@@ -197,15 +193,12 @@ class LiveViewTest(unittest.TestCase):
         stop_temp_server(cls.dir, cls.proc)
 
     def post(self, path, body):
-        req = urllib.request.Request(
-            self.url + path, data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read())
+        status, data = self.raw.admin(path, body)
+        self.assertEqual(status, 200, data)
+        return data
 
     def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
-            return json.loads(r.read())
+        return self.post(path, None)
 
     def hot_key_run(self, table):
         """10 RCU / 10 WCU (2 partitions of 10 WCU/s at this scale, no
