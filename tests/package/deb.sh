@@ -219,9 +219,14 @@ if [ "$long" -eq 1 ]; then
     fi
     cp "$deb" "$chroot_dir/tmp/"
     mount -t proc proc "$chroot_dir/proc"
+    # mmdebstrap leaves no package lists: update first, as on a new host.
     check "apt install ./$(basename "$deb") on a fresh Debian 12" \
-        chroot "$chroot_dir" sh -c \
-        "DEBIAN_FRONTEND=noninteractive apt-get install -y /tmp/$(basename "$deb")"
+        chroot "$chroot_dir" sh -c "apt-get update -q && cd /tmp &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y ./$(basename "$deb")"
+    if [ "$fail" -ne 0 ]; then
+        umount "$chroot_dir/proc"
+        finish
+    fi
     check "the system user shardlocal exists" \
         chroot "$chroot_dir" getent passwd shardlocal
     check "/var/lib/shardlocal belongs to shardlocal, mode 750" sh -c \
