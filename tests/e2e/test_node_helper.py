@@ -8,6 +8,7 @@
 # SHARDLOCAL_BIN, and the server must be gone when the runner exits. About
 # 15 s once installed; skipped when Node or the npm registry is missing.
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -19,6 +20,7 @@ from e2e_common import BIN
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECT = os.path.join(HERE, "node-helper")
 HELPER = os.path.join(HERE, "..", "..", "clients", "node")
+README = os.path.join(HERE, "..", "..", "README.md")
 NEEDED = ("jest", "vitest", "@aws-sdk/client-dynamodb", "shardlocal-node")
 
 
@@ -85,6 +87,24 @@ class NodeHelperTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn("# pass 4", p.stdout)
         self.assertIn("# fail 0", p.stdout)
+
+    def test_readme_example(self):
+        # README's example, as it is, under node:test in the project (so
+        # its imports resolve); removed afterwards.
+        with open(README, encoding="utf-8") as f:
+            text = f.read()
+        section = text[text.index("## In your tests"):]
+        code = re.search(r"```js\n(.*?)```", section, re.DOTALL).group(1)
+        path = os.path.join(self.dir, "node", "readme-example.test.mjs")
+        with open(path, "w") as f:
+            f.write(code)
+        try:
+            p, _ = self.run_runner("node", "--test", "--test-reporter=tap",
+                                   path)
+        finally:
+            os.unlink(path)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("# pass 1", p.stdout)
 
     def test_jest_global_setup(self):
         p, ep = self.run_runner("node", os.path.join(

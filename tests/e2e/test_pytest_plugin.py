@@ -19,6 +19,16 @@ from e2e_common import BIN, start_temp_server, stop_temp_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_SRC = os.path.join(HERE, "..", "..", "clients", "python")
+README = os.path.join(HERE, "..", "..", "README.md")
+
+
+def readme_example(lang):
+    """The first ```lang block of README.md's "In your tests" section."""
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("## In your tests"):]
+    m = re.search(r"```%s\n(.*?)```" % lang, section, re.DOTALL)
+    return m.group(1)
 DEBIAN_PY = "/usr/bin/python3"
 
 
@@ -233,6 +243,12 @@ class PytestPluginTest(unittest.TestCase):
         p = self.pytest(d, env={"SHARDLOCAL_BIN": BIN})
         self.assertEqual(self.outcome(p), (7, 0), p.stdout)
         self.assertIn("shardlocal: starting " + BIN, p.stdout)
+
+    def test_readme_example(self):
+        # README's ten lines, as they are: they must pass.
+        d = self.project({"test_readme.py": readme_example("python")})
+        p = self.pytest(d, env={"SHARDLOCAL_BIN": BIN})
+        self.assertEqual(self.outcome(p), (1, 0), p.stdout)
 
     def test_binary_from_path(self):
         d = self.project({"test_basics.py": TEST_BASICS})
