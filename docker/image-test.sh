@@ -133,7 +133,8 @@ run_container() {
     $engine run -d --name "$name" $runopts --network host \
         -v "$volume:/data" -e SHARDLOCAL_HOST=127.0.0.1 \
         -e "SHARDLOCAL_PORT=$port" -e SHARDLOCAL_THROTTLE_SCALE=0.01 \
-        "$IMAGE" "$@" >/dev/null
+        "$IMAGE" "$@" >/dev/null 2>"$tmp/run.err" ||
+        { cat "$tmp/run.err"; return 1; }
 }
 wait_up() {
     i=0
