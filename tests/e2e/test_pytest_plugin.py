@@ -15,7 +15,8 @@ import tempfile
 import textwrap
 import unittest
 
-from e2e_common import BIN, start_temp_server, stop_temp_server
+from e2e_common import (BIN, create_table, make_private_client,
+                        start_temp_server, stop_temp_server)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_SRC = os.path.join(HERE, "..", "..", "clients", "python")
@@ -286,17 +287,8 @@ class PytestPluginTest(unittest.TestCase):
         tmp, proc, url = start_temp_server("shardlocal-pytest-ext.",
                                            "--in-memory")
         try:
-            import boto3
-            c = boto3.client("dynamodb", endpoint_url=url,
-                             region_name="us-east-1",
-                             aws_access_key_id="x",
-                             aws_secret_access_key="x")
-            c.create_table(TableName="preexisting",
-                           BillingMode="PAY_PER_REQUEST",
-                           AttributeDefinitions=[{"AttributeName": "pk",
-                                                  "AttributeType": "S"}],
-                           KeySchema=[{"AttributeName": "pk",
-                                       "KeyType": "HASH"}])
+            c = make_private_client(url)
+            create_table(c, "preexisting")
             d = self.project({"test_ext.py": TEST_EXTERNAL})
             # No binary anywhere: the plugin must not try to start one.
             p = self.pytest(d, env={"SHARDLOCAL_ENDPOINT": url,
