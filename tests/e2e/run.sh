@@ -132,7 +132,7 @@ fi
 # their own servers or need a newer client, so only the py suite runs them
 # (test_throttling has its own "throttle" line in the summary).
 PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling test_demo
-    test_pytest_plugin test_node_helper"
+    test_disk_full test_pytest_plugin test_node_helper"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
     m=$(basename "$f" .py)
@@ -160,7 +160,7 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_pytest_plugin test_node_helper ;;
+            test_lifecycle test_demo test_disk_full test_pytest_plugin test_node_helper ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES
