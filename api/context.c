@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/tables/tables.h"
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "storage/util.h"
@@ -29,4 +30,11 @@ api_server_fini(struct api_server *srv)
     faults_free(srv->faults);
     srv->throttle = NULL;
     srv->faults = NULL;
+}
+
+int
+api_storage_upgrade(struct storage *st, const struct conf *c,
+                    struct ddb_err *err)
+{
+    return tables_rehash_all(st, c != NULL && c->log_level >= LOG_INFO, err);
 }
