@@ -112,9 +112,10 @@ class DemoTest(unittest.TestCase):
             self.assertGreaterEqual(ph["sent"], SECONDS * RATE * 0.5)
             self.assertEqual(len(ph["ok_per_second"]), SECONDS)
         # One key, one partition: about 10 of 30 writes a second get in
-        # (the ceiling), the rest are ProvisionedThroughputExceeded.
-        self.assertGreater(naive["throttled"], naive["sent"] // 3)
-        self.assertLessEqual(naive["ok"], SECONDS * 10 + 10)
+        # (the ceiling, after the 25 its burst takes at once), the rest
+        # are ProvisionedThroughputExceeded.
+        self.assertGreater(naive["throttled"], naive["sent"] // 4)
+        self.assertLessEqual(naive["ok"], SECONDS * 10 + 25 + 10)
         self.assertEqual(set(naive["codes"]),
                          {"ProvisionedThroughputExceededException"})
         if naive["reasons"]:                 # botocore that models them
@@ -122,7 +123,8 @@ class DemoTest(unittest.TestCase):
                              {"TableWriteKeyRangeThroughputExceeded"})
         # Ten keys over eight partitions: the busiest takes 6 writes/s.
         self.assertLessEqual(sharded["throttled"], sharded["sent"] // 20)
-        self.assertGreater(sharded["ok"], naive["ok"])
+        self.assertGreater(sharded["ok"],
+                           naive["ok"] + naive["throttled"] // 2)
         # Throttled writes changed nothing: the counters add up.
         self.assertEqual(r["naive_counter"], naive["ok"])
         self.assertEqual(r["scatter_gather"]["sum"], sharded["ok"])
@@ -136,7 +138,7 @@ class DemoTest(unittest.TestCase):
     def test_gsi_choke(self):
         r, out = self.scenario("gsi-choke")
         one, sharded = r["phases"]["one-status"], r["phases"]["sharded"]
-        self.assertGreater(one["throttled"], one["sent"] // 3)
+        self.assertGreater(one["throttled"], one["sent"] // 4)
         # DynamoDB's GSI message: the table's write failed for its index.
         self.assertIn("global secondary indexes",
                       one["messages"]["ProvisionedThroughputExceededException"])
@@ -158,18 +160,24 @@ class DemoTest(unittest.TestCase):
     def test_adaptive(self):
         r, _ = self.scenario("adaptive")
         on, off = r["phases"]["adaptive-on"], r["phases"]["adaptive-off"]
-        self.assertEqual(on["throttled"], 0)
+        # The very first write may find the table's empty bank (throttling
+        # .md: the table's own bucket); after that the borrowing serves.
+        self.assertLessEqual(on["throttled"], 1)
         self.assertGreater(off["throttled"], off["sent"] // 5)
         self.assertEqual(set(off["codes"]),
                          {"ProvisionedThroughputExceededException"})
 
     def test_on_demand(self):
         r, _ = self.scenario("on-demand")
-        self.assertEqual(r["initial"], 10)
+        self.assertEqual(r["initial"], 5)
         first = r["phases"]["new-table"]
-        self.assertGreaterEqual(first["ok_per_second"][0], 7)   # at once
+        self.assertGreaterEqual(first["ok_per_second"][0], 5)   # at once
+        self.assertLessEqual(first["ok_per_second"][-1], 7)     # then 5/s
         self.assertEqual(set(first["codes"]), {"ThrottlingException"})
-        self.assertGreaterEqual(r["second_late"], 16)           # 2 x 10
+        # Twice the first second's peak (about 2 x 10), not the 30 sent.
+        self.assertGreaterEqual(r["second_late"], 1.5 * r["first_peak"])
+        self.assertLessEqual(r["second_late"], 2 * r["first_peak"] * 1.1 + 1)
+        self.assertLess(r["second_late"], 25)
 
     def test_split(self):
         r, _ = self.scenario("split")
@@ -177,8 +185,10 @@ class DemoTest(unittest.TestCase):
         self.assertGreater(r["partitions_after"], 1)
         self.assertEqual(r["phases"]["after-split"]["throttled"], 0)
         hot = r["phases"]["hot-key"]
-        self.assertLessEqual(hot["ok"], SECONDS * 10 + 10)
-        self.assertGreater(hot["throttled"], hot["sent"] // 3)
+        # The ceiling after the partition's burst (25 at once).
+        self.assertLessEqual(hot["ok"], SECONDS * 10 + 25 + 10)
+        self.assertLessEqual(hot["ok_per_second"][-1], 13)
+        self.assertGreater(hot["throttled"], hot["sent"] // 4)
 
     def run_demo(self, *args, timeout=60):
         return subprocess.run([sys.executable, SCRIPT] + list(args),
