@@ -41,6 +41,13 @@ struct conf {
                                        power-loss */
     uint64_t disk_reserve;          /* bytes set aside for DeleteTable on a
                                        full disk (default 8 MB) */
+    unsigned max_connections;       /* open at once; past it the most idle
+                                       one is closed for a new client */
+    double idle_timeout;            /* s: an idle keep-alive connection */
+    double header_timeout;          /* s: a request's head, first byte to
+                                       last */
+    double body_timeout;            /* s: a body making no progress */
+    uint64_t body_budget;           /* bytes: request bodies held at once */
 };
 
 /* ------------------------------------------------------------------------

@@ -144,6 +144,27 @@ const struct conf_option conf_options[] = {
       S(item_collection_limit), .def = "10GB",
       .help = "largest item collection of a table with LSIs; suffixes KB, "
               "MB, GB" },
+    { .name = "max-connections", .type = CONF_UINT,
+      S(max_connections), .min = 16, .max = 1000000, .def = "4096",
+      .help = "connections open at once; past it the most idle one is "
+              "closed to serve a new client" },
+    { .name = "idle-timeout", .type = CONF_DOUBLE,
+      S(idle_timeout), .min = 0, .max = 86400, .def = "60",
+      .help = "seconds an idle keep-alive connection stays open; 0: no "
+              "limit" },
+    { .name = "header-timeout", .type = CONF_DOUBLE,
+      S(header_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request's headers may take to arrive; 0: no "
+              "limit" },
+    { .name = "body-timeout", .type = CONF_DOUBLE,
+      S(body_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request body may go without progress; 0: no "
+              "limit" },
+    { .name = "body-budget", .type = CONF_SIZE,
+      S(body_budget), .def = "256MB",
+      .help = "memory for request bodies being received, over all "
+              "connections; past it a request gets 503; suffixes KB, MB, "
+              "GB" },
 };
 
 const size_t conf_noptions = sizeof(conf_options) / sizeof(conf_options[0]);

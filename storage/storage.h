@@ -39,6 +39,10 @@ enum ddb_errtype {
     DDB_ACCESS_DENIED,              /* AccessDeniedException */
     DDB_HTTP_NOT_FOUND,             /* 404 for a path/method we do not serve */
     DDB_REQUEST_TOO_LARGE,          /* 413 body over 16 MB */
+    DDB_HTTP_BAD_REQUEST,           /* 400 malformed HTTP framing */
+    DDB_HTTP_FORBIDDEN,             /* 403 admin call from another origin */
+    DDB_HTTP_UNSUPPORTED_MEDIA,     /* 415 admin call that is not JSON */
+    DDB_SERVICE_UNAVAILABLE,        /* 503 ServiceUnavailable */
     DDB_INTERNAL,                   /* InternalServerError (500) */
     DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
                                        holding the data is full */

@@ -71,6 +71,20 @@ static const struct {
         "UnknownOperationException", NS_CORAL_SVC, 404, KEY_LOWER },
     [DDB_REQUEST_TOO_LARGE] = {
         "RequestEntityTooLargeException", NS_CORAL_SVC, 413, KEY_LOWER },
+    /* HTTP-level refusals (server/): DynamoDB answers a request line or
+     * headers over 16 KB with a bare 400; the code here is ours, in JSON
+     * so that every client can parse it. */
+    [DDB_HTTP_BAD_REQUEST] = {
+        "BadRequestException", NS_CORAL_SVC, 400, KEY_LOWER },
+    /* shardlocal's own admin endpoints (server/cors.c). */
+    [DDB_HTTP_FORBIDDEN] = {
+        "AccessDeniedException", NS_CORAL_SVC, 403, KEY_LOWER },
+    [DDB_HTTP_UNSUPPORTED_MEDIA] = {
+        "UnsupportedMediaTypeException", NS_CORAL_SVC, 415, KEY_LOWER },
+    /* DynamoDB's 503 (developer guide, "Error handling"): retried by every
+     * SDK; shardlocal sends it when the request-body budget is spent. */
+    [DDB_SERVICE_UNAVAILABLE] = {
+        "ServiceUnavailable", NS_CORAL_AVAIL, 503, KEY_LOWER },
     [DDB_INTERNAL] = {
         "InternalServerError", NS_DDB, 500, KEY_LOWER },
     /* No DynamoDB table ever fills a disk, so DynamoDB has no error for

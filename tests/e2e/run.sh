@@ -133,7 +133,8 @@ fi
 # (test_throttling, test_bursts and test_keyhash have their own "throttle"
 # line in the summary).
 PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
-PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_bursts test_keyhash"
+PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
+PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash"
 PY_OWN_SERVER="$PY_OWN_SERVER test_pytest_plugin test_node_helper"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
@@ -162,7 +163,8 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_disk_full test_pytest_plugin test_node_helper ;;
+            test_lifecycle test_demo test_disk_full test_connections \
+            test_pytest_plugin test_node_helper ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES
