@@ -135,7 +135,7 @@ fi
 PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
 PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
 PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash test_streams_clock"
-PY_OWN_SERVER="$PY_OWN_SERVER test_live_view"
+PY_OWN_SERVER="$PY_OWN_SERVER test_live_view test_pytest_plugin test_node_helper"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
     m=$(basename "$f" .py)
@@ -164,7 +164,8 @@ for s in $SUITES; do
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
             test_lifecycle test_demo test_disk_full test_connections \
-            test_streams_clock test_live_view ;;
+            test_streams_clock test_live_view test_pytest_plugin \
+            test_node_helper ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES
