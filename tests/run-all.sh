@@ -1,10 +1,12 @@
 #!/bin/sh
 # run-all.sh - install the dependencies, build, and run every test
 # (make check: the unit suites and tests/e2e; then the Debian package,
-# tests/package/deb.sh). Prints the tail of each failing test's log, then
-# a summary; exits non-zero when anything fails. SHARDLOCAL_LONG_TESTS=1
-# adds the long checks (the package installed into a fresh Debian 12, the
-# container image).
+# tests/package/deb.sh; the container image's runtime stage over this
+# build, docker/image-test.sh --short, skipped where no container engine
+# exists). Prints the tail of each failing test's log, then a summary;
+# exits non-zero when anything fails. SHARDLOCAL_LONG_TESTS=1 adds the long
+# checks (the package installed into a fresh Debian 12, the whole image
+# built by its Dockerfile).
 # Arguments go to configure (e.g. tests/run-all.sh --enable-asan).
 set -u
 
@@ -16,10 +18,11 @@ status=0
 make -j"$(nproc 2>/dev/null || echo 2)" check || status=$?
 
 # The Debian package: built from the tree, lintian, installed into a
-# scratch root and smoke-tested (a minute or so). SHARDLOCAL_LONG_TESTS=1
-# adds the long checks: apt install into a fresh Debian 12 (mmdebstrap)
-# and the container image (docker/image-test.sh; skipped without an
-# engine). Exit 77 is a skip.
+# scratch root and smoke-tested (a minute or so); the image's runtime stage
+# over this build (half a minute; skipped without an engine).
+# SHARDLOCAL_LONG_TESTS=1 makes them the long checks: apt install into a
+# fresh Debian 12 (mmdebstrap), and the whole image built from its
+# Dockerfile (a few minutes). Exit 77 is a skip.
 extra_result() {    # extra_result NAME COMMAND...: run it, note its result
     name=$1; shift
     "$@" > "tests/$name.log" 2>&1
@@ -37,6 +40,8 @@ long=
 extra_result package tests/package/deb.sh $long
 if [ -n "$long" ]; then
     extra_result image docker/image-test.sh
+else
+    extra_result image docker/image-test.sh --short
 fi
 
 # result_of LOG: the :test-result: automake recorded for LOG's test.
