@@ -11,7 +11,10 @@
 #   --long (a few minutes, needs mmdebstrap and Debian's mirror): also
 #     `apt install ./shardlocal_*.deb` into a fresh Debian 12 made by
 #     mmdebstrap, as a new user would, run the unit's ExecStart as the
-#     unit's User with its data in /var/lib/shardlocal, and purge.
+#     unit's User with its data in /var/lib/shardlocal, and purge; then,
+#     where podman runs containers, the same install in a Debian 12
+#     container booting systemd: apt starts the unit, which serves,
+#     restarts with its tables and stops with status 0.
 #
 # Leaves the .deb in $DEB_OUT if set. Prints one "ok"/"not ok" line per
 # check and "N passed, N failed"; exits 0, 1 on a failure, 77 when the
@@ -33,10 +36,15 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/shardlocal-deb.XXXXXX") || exit 1
 server_pid=
 chroot_dir=
+box=                                # the systemd container and its image
 cleanup() {
     [ -n "$server_pid" ] && kill -KILL "$server_pid" 2>/dev/null
     if [ -n "$chroot_dir" ]; then
         umount "$chroot_dir/proc" 2>/dev/null
+    fi
+    if [ -n "$box" ]; then
+        podman rm -f "$box" >/dev/null 2>&1
+        podman rmi -f "localhost/$box" >/dev/null 2>&1
     fi
     rm -rf "$tmp"
 }
@@ -264,5 +272,85 @@ if [ "$long" -eq 1 ]; then
     check "apt purge removes it and its data" chroot "$chroot_dir" sh -c \
         "apt-get purge -y shardlocal && test ! -e /var/lib/shardlocal && test ! -e /usr/bin/shardlocal"
     umount "$chroot_dir/proc"
+fi
+
+# --- --long: the unit under systemd, in a container that boots it -------------
+# A chroot runs no systemd; a podman container can boot one. Its network is
+# the host's, so a drop-in adds --port 0 --port-file to the unit's
+# ExecStart (a server on this machine's port 8000 must not collide).
+sd_ready() {    # systemd in the container has finished booting
+    i=0
+    until podman exec "$box" systemctl is-system-running 2>/dev/null |
+            grep -qx 'running\|degraded'; do
+        i=$((i + 1)); [ $i -ge 150 ] && return 1; sleep 0.2
+    done
+}
+sd_port() {     # the port the unit's server wrote, as $url
+    i=0; port=
+    while [ -z "$port" ] && [ $i -lt 100 ]; do
+        port=$(podman exec "$box" cat /var/lib/shardlocal/port 2>/dev/null |
+               tr -dc 0-9)
+        i=$((i + 1)); [ -z "$port" ] && sleep 0.1
+    done
+    url=http://127.0.0.1:$port
+    [ -n "$port" ]
+}
+sd_stopped_cleanly() {
+    podman exec "$box" systemctl stop shardlocal &&
+    podman exec "$box" systemctl show shardlocal -p Result \
+        -p ExecMainStatus | sort | tr '\n' ' ' |
+        grep -qx 'ExecMainStatus=0 Result=success '
+}
+if [ "$long" -eq 1 ] && [ -n "$PY" ]; then
+    if ! command -v podman >/dev/null 2>&1 || ! podman info >/dev/null 2>&1
+    then
+        echo "deb.sh: no podman here: the unit under systemd is not tested"
+        finish
+    fi
+    box=shardlocal-deb-systemd-$$
+    echo "deb.sh: making a Debian 12 image with systemd (mmdebstrap)"
+    if ! mmdebstrap --variant=minbase --quiet --format=tar \
+            --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+            --include=systemd,systemd-sysv \
+            --dpkgopt='path-exclude=/usr/share/doc/*' \
+            --dpkgopt='path-exclude=/usr/share/man/*' bookworm - 2>"$tmp/sd.log" |
+            podman import - "localhost/$box" >>"$tmp/sd.log" 2>&1; then
+        bad "a Debian 12 image with systemd"; tail -n 20 "$tmp/sd.log"
+        finish
+    fi
+    # Hosts with a hybrid cgroup hierarchy or tight rlimits need runc and
+    # explicit limits: use what boots.
+    for o in "" "--runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024"
+    do
+        podman rm -f "$box" >/dev/null 2>&1
+        # shellcheck disable=SC2086
+        podman run -d --name "$box" $o --network host --systemd=always \
+            -v "$(dirname "$deb"):/deb:ro" "localhost/$box" /sbin/init \
+            >"$tmp/sd.log" 2>&1 && sd_ready && break
+    done
+    check "a Debian 12 container boots systemd" sd_ready
+    if [ "$fail" -ne 0 ]; then cat "$tmp/sd.log"; finish; fi
+    podman exec "$box" sh -c 'mkdir -p /etc/systemd/system/shardlocal.service.d &&
+        printf "[Service]\nExecStart=\nExecStart=%s\n" "/usr/bin/shardlocal --config /etc/shardlocal/shardlocal.conf --port 0 --port-file /var/lib/shardlocal/port" \
+        >/etc/systemd/system/shardlocal.service.d/port.conf'
+    check "apt install ./$(basename "$deb") under systemd" \
+        podman exec "$box" sh -c "apt-get update -q &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y /deb/$(basename "$deb")"
+    check "apt install started the unit" \
+        podman exec "$box" systemctl is-active shardlocal
+    if sd_port; then
+        check "the unit's server answers" smoke "$url" write
+    else
+        bad "the unit's server wrote its port"
+    fi
+    podman exec "$box" rm -f /var/lib/shardlocal/port
+    podman exec "$box" systemctl restart shardlocal
+    if sd_port; then
+        check "systemctl restart: its tables are still there" \
+            smoke "$url" read
+    else
+        bad "the restarted unit's server wrote its port"
+    fi
+    check "systemctl stop: it exits 0" sd_stopped_cleanly
 fi
 finish
