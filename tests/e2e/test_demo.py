@@ -18,6 +18,7 @@
 # provisioned capacity splits partitions.
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -83,10 +84,29 @@ class DemoTest(unittest.TestCase):
     def tearDownClass(cls):
         stop_temp_server(cls.dir, cls.proc)
 
+    def starved(self, out, r):
+        """The phases that sent less than half their rate: a machine too
+        busy to generate the load (the scenarios run on the wall clock)."""
+        short = []
+        for label, rate, secs in re.findall(
+                r"^phase (\S+): ([0-9.]+) writes/s for (\d+) s$", out, re.M):
+            ph = (r or {}).get("phases", {}).get(label)
+            want = float(rate) * int(secs)
+            if ph is not None and ph["sent"] < want * 0.5:
+                short.append("%s sent %d of %d" % (label, ph["sent"], want))
+        return short
+
     def scenario(self, name):
         """Its --json, after checking it exited 0 with every check true
-        and printed its summary."""
+        and printed its summary. A scenario that did not show its effect
+        because the machine could not send half its load is skipped, with
+        the numbers: the effect needs the load (a loaded CI machine)."""
         rc, out = self.out[name]
+        if rc == 1:
+            short = self.starved(out, self.json[name])
+            if short:
+                self.skipTest("too busy to generate the load: " +
+                              ", ".join(short))
         self.assertEqual(rc, 0, out)
         r = self.json[name]
         self.assertIsNotNone(r, out)
