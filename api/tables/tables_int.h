@@ -124,6 +124,9 @@ struct tables_create {
  * free, also after a failure). */
 int tables_check_create(const struct api_ctx *ctx, const json_t *req,
                         struct tables_create *c, struct ddb_err *err);
+/* TableClass, when present, must be one of DynamoDB's two (its own
+ * message, after the request's shape). */
+int tables_check_table_class(const json_t *req, struct ddb_err *err);
 /* Members not supported yet (op names the operation in the message). */
 int tables_reject_unsupported(const json_t *req, const char *op,
                               struct ddb_err *err);

@@ -83,6 +83,8 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
                            "BillingMode, UpdateStreamEnabled, "
                            "GlobalSecondaryIndexUpdates or SSESpecification "
                            "or ReplicaUpdates is required");
+    if (tables_check_table_class(req, err) != 0)
+        return -1;
     if (u->mode != NULL && strcmp(u->mode, "PROVISIONED") == 0 &&
         u->pt == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
