@@ -726,7 +726,7 @@ tables_reject_unsupported(const json_t *req, const char *op,
                           struct ddb_err *err)
 {
     static const char *const members[] = {
-        "ResourcePolicy", "WarmThroughput", "ReplicaUpdates",
+        "ResourcePolicy", "ReplicaUpdates",
         "MultiRegionConsistency",
         "GlobalTableWitnessUpdates",
     };
@@ -801,7 +801,8 @@ tables_check_create(const struct api_ctx *ctx, const json_t *req,
     if (check_key_schema(json_object_get(req, "KeySchema"),
                          json_object_get(req, "AttributeDefinitions"),
                          req_has_indexes(req), err) != 0 ||
-        check_indexes(req, c->on_demand, err) != 0)
+        check_indexes(req, c->on_demand, err) != 0 ||
+        check_on_demand(req, c->on_demand, &c->odt, err) != 0)
         return -1;
-    return check_on_demand(req, c->on_demand, &c->odt, err);
+    return tables_warm_check_create(ctx, req, c, err);
 }
