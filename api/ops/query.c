@@ -489,7 +489,7 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
     if (read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
         check_filter_keys(r, err) != 0 ||
         read_check_nested_keys(r, "FilterExpression", err) != 0 ||
-        read_check_filter_projected(r, err) != 0)
+        read_check_projected(r, err) != 0)
         goto out;
     key_pk_hash(r->idx->nhash > 1 ? 0 : r->idx->hash[0].type, pk,
                 (size_t)pk_len, h);
@@ -575,7 +575,7 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     if (read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
         check_filter_keys(r, err) != 0 ||
         read_check_nested_keys(r, "FilterExpression", err) != 0 ||
-        read_check_filter_projected(r, err) != 0)
+        read_check_projected(r, err) != 0)
         goto out;
 
     switch (kc.op) {

@@ -324,8 +324,9 @@ unprojected(const struct read_req *r, const struct expr *e, char *out,
 }
 
 /*
- * A filter (FilterExpression, QueryFilter, ScanFilter) on an index may use
- * only what the index stores, LSIs included, even with Select
+ * A projection (ProjectionExpression, AttributesToGet) on a GSI, and a
+ * filter (FilterExpression, QueryFilter, ScanFilter) on any index, may use
+ * only what the index stores; for the filter LSIs included, even with Select
  * ALL_ATTRIBUTES: "One or more parameter values were invalid: Secondary
  * index gs1 does not project one or more filter attributes:
  * [friendRequestUserId]" (DynamoDB's reply to a Query of a KEYS_ONLY GSI,
@@ -334,11 +335,25 @@ unprojected(const struct read_req *r, const struct expr *e, char *out,
  * KEYS_ONLY and INCLUDE LSIs, matching "hello.*does not project.*filter.*d".
  */
 int
-read_check_filter_projected(const struct read_req *r, struct ddb_err *err)
+read_check_projected(const struct read_req *r, struct ddb_err *err)
 {
     char miss[1024];
 
-    if (r->idx == NULL || r->filter == NULL || r->idx->proj == INDEX_PROJ_ALL)
+    if (r->idx == NULL || r->idx->proj == INDEX_PROJ_ALL)
+        return 0;
+    /* A GSI cannot fetch from the table: what a projection names must be
+     * stored ("One or more parameter values were invalid: Global
+     * secondary index my_index does not project [table_column]":
+     * DynamoDB's reply quoted in localstack/localstack issue 478, 2017). */
+    if (r->idx->global) {
+        unprojected(r, r->proj, miss, sizeof(miss));
+        if (miss[0] != '\0')
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Global secondary index %s does not project "
+                               "[%s]", r->idx->name, miss);
+    }
+    if (r->filter == NULL)
         return 0;
     unprojected(r, r->filter, miss, sizeof(miss));
     if (miss[0] == '\0')

@@ -118,8 +118,9 @@ int read_check_select(const struct read_req *r, struct ddb_err *err);
  * expression. */
 int read_check_nested_keys(struct read_req *r, const char *member,
                            struct ddb_err *err);
-/* A filter on an index may name only attributes the index stores. */
-int read_check_filter_projected(const struct read_req *r,
+/* A filter on an index, and a projection on a GSI, may name only
+ * attributes the index stores. */
+int read_check_projected(const struct read_req *r,
                                 struct ddb_err *err);
 /* The key attribute names of what is read (table, or index plus table). */
 size_t read_key_names(const struct read_req *r, const char **keys);

@@ -413,6 +413,26 @@ class QueryIndexTest(IndexCase):
             cond="g = :g", values={":g": S("Q"), ":x": S("x0")},
             FilterExpression="x = :x")
 
+    def test_gsi_projection_of_unprojected_attribute(self):
+        # A GSI cannot fetch from the table: DynamoDB refuses to project
+        # what it does not store (its reply quoted in localstack/localstack
+        # issue 478, 2017); keys are always there.
+        msg = ("One or more parameter values were invalid: Global "
+               "secondary index gkeys does not project [%s]")
+        self.assertValidation(self.q, msg % "x, y", index="gkeys",
+                              cond="g = :g", values={":g": S("Q")},
+                              ProjectionExpression="pk, x, y.z")
+        self.assertValidation(
+            self.c.query, msg % "n", TableName=self.t, IndexName="gkeys",
+            KeyConditions={"g": {"ComparisonOperator": "EQ",
+                                 "AttributeValueList": [S("Q")]}},
+            AttributesToGet=["sk", "n"])
+        self.assertValidation(self.c.scan, msg % "x", TableName=self.t,
+                              IndexName="gkeys", ProjectionExpression="x")
+        r = self.q("gkeys", "g = :g", {":g": S("Q")},
+                   ProjectionExpression="sk, g", Limit=1)
+        self.assertEqual(set(r["Items"][0]), {"sk", "g"})
+
     def test_consistent_read_on_gsi(self):
         self.assertValidation(
             self.q, "Consistent reads are not supported on global secondary "
