@@ -442,7 +442,8 @@ class MultiKeySchemas(E2ECase):
             "KeySchema have the same name",
             ks=[key("a", "HASH"), key("a", "RANGE")])
 
-    def test_update_table_create_checks_the_key_schema(self):
+    def plain_table(self):
+        """A new on-demand table keyed by pk alone, ACTIVE."""
         name = unique_name("mkupd")
         self.c.create_table(
             TableName=name, BillingMode="PAY_PER_REQUEST",
@@ -450,6 +451,10 @@ class MultiKeySchemas(E2ECase):
             KeySchema=[key("pk", "HASH")])
         self._tables.append(name)
         wait_active(self.c, name)
+        return name
+
+    def test_update_table_create_checks_the_key_schema(self):
+        name = self.plain_table()
         for ks, msg in [
                 ([key("a", "HASH"), key("c", "RANGE"), key("b", "HASH")],
                  self.PRECEDE),
@@ -477,13 +482,7 @@ class MultiKeySchemas(E2ECase):
                 "Projection": {"ProjectionType": "ALL"}}])
 
     def test_update_table_creates_and_backfills(self):
-        name = unique_name("mkupd")
-        self.c.create_table(
-            TableName=name, BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[attr("pk")],
-            KeySchema=[key("pk", "HASH")])
-        self._tables.append(name)
-        wait_active(self.c, name)
+        name = self.plain_table()
         for i, (a, b) in enumerate([("x", "2"), ("x", "1"), ("y", "1")]):
             self.c.put_item(TableName=name, Item={
                 "pk": S(str(i)), "h1": S("k"), "h2": S("k"), "a": S(a),
