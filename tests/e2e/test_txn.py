@@ -253,7 +253,7 @@ class TxnCase(E2ECase):
     def test_aggregate_size_over_4mb(self):
         # The Alternator suite's test_transact.py (run against DynamoDB)
         # matches "ValidationException.*size cannot exceed"; the rest of
-        # the sentence is ours (api/ops/txn.c).
+        # the sentence is ours (api/ops/txn_core.c).
         u = self.uid()
         big = "x" * (390 * 1024)
         self.assertValidation(
