@@ -277,11 +277,9 @@ read_esk_attr_count(const struct read_req *r)
  * IndexName: read a secondary index instead of the table
  * ---------------------------------------------------------------------- */
 
-/* Whether index d stores attribute attr: a key attribute of the table or
- * of d, a NonKeyAttribute of an INCLUDE projection, anything for ALL. */
-static bool
-index_projects(const struct index_def *d, const struct key_schema *base,
-               const char *attr)
+bool
+read_index_projects(const struct index_def *d, const struct key_schema *base,
+                    const char *attr)
 {
     const json_t *n;
     size_t i;
@@ -313,7 +311,7 @@ unprojected(const struct read_req *r, const struct expr *e, char *out,
 
     out[0] = '\0';
     json_array_foreach(names, i, n) {
-        if (index_projects(r->idx, &r->ot.ks, json_string_value(n)))
+        if (read_index_projects(r->idx, &r->ot.ks, json_string_value(n)))
             continue;
         if (len < cap)
             len += (size_t)snprintf(out + len, cap - len, "%s%s",
