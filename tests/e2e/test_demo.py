@@ -85,22 +85,24 @@ class DemoTest(unittest.TestCase):
         stop_temp_server(cls.dir, cls.proc)
 
     def starved(self, out, r):
-        """The phases that sent less than half their rate: a machine too
-        busy to generate the load (the scenarios run on the wall clock)."""
+        """The phases that sent under 90% of their load: a machine too busy
+        to generate it (the scenarios run on the wall clock, and a short
+        phase's effect needs nearly all of it: at 30 writes/s for 3 s, 55
+        of the 90 fit in a partition's burst and ceiling)."""
         short = []
         for label, rate, secs in re.findall(
                 r"^phase (\S+): ([0-9.]+) writes/s for (\d+) s$", out, re.M):
             ph = (r or {}).get("phases", {}).get(label)
             want = float(rate) * int(secs)
-            if ph is not None and ph["sent"] < want * 0.5:
+            if ph is not None and ph["sent"] < want * 0.9:
                 short.append("%s sent %d of %d" % (label, ph["sent"], want))
         return short
 
     def scenario(self, name):
         """Its --json, after checking it exited 0 with every check true
         and printed its summary. A scenario that did not show its effect
-        because the machine could not send half its load is skipped, with
-        the numbers: the effect needs the load (a loaded CI machine)."""
+        because the machine could not send its load is skipped, with the
+        numbers: the effect needs the load (a loaded CI machine)."""
         rc, out = self.out[name]
         if rc == 1:
             short = self.starved(out, self.json[name])
