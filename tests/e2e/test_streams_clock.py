@@ -170,6 +170,113 @@ class TimeToLiveSweepTest(ClockCase):
             "pk": {"S": "k"}, "exp": {"N": str(now - 5)}})
         self.assertEqual(self.clock(1000)["ttl_deleted"], 0)
 
+    def test_key_attributes_and_number_spellings(self):
+        # Alternator (scylladb test/alternator/test_ttl.py, run against
+        # DynamoDB): the TTL attribute may be the hash key
+        # (test_ttl_expiration_hash), the range key (..._range) or an LSI's
+        # sort key (..._lsi_key); a String hash key never expires
+        # (..._hash_wrong_type); 1234567e1 and 12345678.1234 are epoch
+        # seconds like any Number (test_ttl_expiration p8, p9)
+        now = self.clock()["now_ms"] // 1000
+        on = {"Enabled": True}
+        self.c.create_table(
+            TableName="tth", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "p",
+                                   "AttributeType": "N"}],
+            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}])
+        self.c.update_time_to_live(TableName="tth", TimeToLiveSpecification=
+                                   dict(on, AttributeName="p"))
+        self.table("tts", view=None)
+        self.c.update_time_to_live(TableName="tts", TimeToLiveSpecification=
+                                   dict(on, AttributeName="pk"))
+        self.c.create_table(
+            TableName="ttr", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": a, "AttributeType": t}
+                for a, t in (("p", "S"), ("c", "N"), ("l", "N"))],
+            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                       {"AttributeName": "c", "KeyType": "RANGE"}],
+            LocalSecondaryIndexes=[{
+                "IndexName": "lsi", "KeySchema": [
+                    {"AttributeName": "p", "KeyType": "HASH"},
+                    {"AttributeName": "l", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "ALL"}}])
+        self.c.update_time_to_live(TableName="ttr", TimeToLiveSpecification=
+                                   dict(on, AttributeName="c"))
+        self.table("ttn", view=None)
+        self.c.update_time_to_live(TableName="ttn", TimeToLiveSpecification=
+                                   dict(on, AttributeName="e"))
+        self.c.create_table(
+            TableName="ttl3", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[
+                {"AttributeName": a, "AttributeType": t}
+                for a, t in (("p", "S"), ("c", "S"), ("l", "N"))],
+            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
+                       {"AttributeName": "c", "KeyType": "RANGE"}],
+            LocalSecondaryIndexes=[{
+                "IndexName": "lsi", "KeySchema": [
+                    {"AttributeName": "p", "KeyType": "HASH"},
+                    {"AttributeName": "l", "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+        self.c.update_time_to_live(TableName="ttl3", TimeToLiveSpecification=
+                                   dict(on, AttributeName="l"))
+        past, future = str(now - 60), str(now + 3600)
+        for v in (past, future):
+            self.c.put_item(TableName="tth", Item={"p": {"N": v}})
+            self.c.put_item(TableName="ttr", Item={
+                "p": {"S": "x"}, "c": {"N": v}, "l": {"N": "1"}})
+            self.c.put_item(TableName="ttl3", Item={
+                "p": {"S": "x"}, "c": {"S": v}, "l": {"N": v}})
+        self.c.put_item(TableName="tts", Item={"pk": {"S": past}})
+        for pk, e in (("e1", "%de1" % ((now - 60) // 10)),
+                      ("frac", "%d.1234" % (now - 60)),
+                      ("keep", "%de1" % ((now + 3600) // 10))):
+            self.c.put_item(TableName="ttn", Item={"pk": {"S": pk},
+                                                   "e": {"N": e}})
+        self.assertEqual(self.clock(0)["ttl_deleted"], 5)
+
+        def left(table, attr, typ, **kw):
+            return sorted(i[attr][typ] for i in self.c.scan(
+                TableName=table, **kw)["Items"])
+        self.assertEqual(left("tth", "p", "N"), [future])
+        self.assertEqual(left("ttr", "c", "N"), [future])
+        self.assertEqual(left("ttl3", "l", "N"), [future])
+        self.assertEqual(left("ttl3", "l", "N", IndexName="lsi"), [future])
+        self.assertEqual(left("tts", "pk", "S"), [past])
+        self.assertEqual(left("ttn", "pk", "S"), ["keep"])
+
+    def test_sweep_goes_through_every_page(self):
+        # Alternator test_ttl_expiration_long: expired items spread over
+        # many partitions and more than one page of the table are all
+        # found (here 40 partition keys x 30 items of 2 KB, 2.4 MB; the
+        # first item of each partition key is expired)
+        self.table("ttlong", view=None, AttributeDefinitions=[
+            {"AttributeName": "c", "AttributeType": "N"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "c", "KeyType": "RANGE"}])
+        self.c.update_time_to_live(TableName="ttlong",
+                                   TimeToLiveSpecification={
+                                       "Enabled": True, "AttributeName": "e"})
+        now = self.clock()["now_ms"] // 1000
+        pad = {"S": "x" * 2000}
+        for p in range(40):
+            reqs = [{"PutRequest": {"Item": {
+                "pk": {"S": str(p)}, "c": {"N": str(c)}, "pad": pad,
+                "e": {"N": str(now - 60 if c == 0 else now + 3600)}}}}
+                for c in range(30)]
+            for i in range(0, 30, 25):
+                self.c.batch_write_item(RequestItems={"ttlong":
+                                                      reqs[i:i + 25]})
+        self.assertEqual(self.clock(0)["ttl_deleted"], 40)
+        count, kw = 0, {}
+        while True:
+            r = self.c.scan(TableName="ttlong", Select="COUNT", **kw)
+            count += r["Count"]
+            if "LastEvaluatedKey" not in r:
+                break
+            kw = {"ExclusiveStartKey": r["LastEvaluatedKey"]}
+        self.assertEqual(count, 40 * 29)
+
 
 class RetentionTest(ClockCase):
     """24 hours of records, then the trim (GetShardIterator and
