@@ -206,6 +206,12 @@ class StreamSpecificationTest(StreamsCase):
         status = {a: self.s.describe_stream(StreamArn=a)[
             "StreamDescription"]["StreamStatus"] for a in (first, second)}
         self.assertEqual(status, {first: "DISABLED", second: "ENABLED"})
+        # the disabled stream keeps its view type and table, though the
+        # table no longer shows a StreamSpecification for it (scylladb
+        # PR 31553, 2026-09, a test run against DynamoDB)
+        d = self.s.describe_stream(StreamArn=first)["StreamDescription"]
+        self.assertEqual((d["StreamViewType"], d["TableName"]),
+                         ("NEW_IMAGE", name))
 
     def test_update_stream_with_other_changes(self):
         # DDB-TABLE-433/442: a stream change combines with BillingMode
