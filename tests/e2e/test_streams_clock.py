@@ -178,53 +178,38 @@ class TimeToLiveSweepTest(ClockCase):
         # (..._hash_wrong_type); 1234567e1 and 12345678.1234 are epoch
         # seconds like any Number (test_ttl_expiration p8, p9)
         now = self.clock()["now_ms"] // 1000
-        on = {"Enabled": True}
-        self.c.create_table(
-            TableName="tth", BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": "p",
-                                   "AttributeType": "N"}],
-            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}])
-        self.c.update_time_to_live(TableName="tth", TimeToLiveSpecification=
-                                   dict(on, AttributeName="p"))
-        self.table("tts", view=None)
-        self.c.update_time_to_live(TableName="tts", TimeToLiveSpecification=
-                                   dict(on, AttributeName="pk"))
-        self.c.create_table(
-            TableName="ttr", BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": a, "AttributeType": t}
-                for a, t in (("p", "S"), ("c", "N"), ("l", "N"))],
-            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
-                       {"AttributeName": "c", "KeyType": "RANGE"}],
-            LocalSecondaryIndexes=[{
+
+        def ttl_table(name, attr, keys, lsi=None):
+            """keys: ((name, type), ...), hash first; lsi: its sort key,
+            a Number, KEYS_ONLY."""
+            defs = list(keys) + ([(lsi, "N")] if lsi else [])
+            extra = {"LocalSecondaryIndexes": [{
                 "IndexName": "lsi", "KeySchema": [
-                    {"AttributeName": "p", "KeyType": "HASH"},
-                    {"AttributeName": "l", "KeyType": "RANGE"}],
-                "Projection": {"ProjectionType": "ALL"}}])
-        self.c.update_time_to_live(TableName="ttr", TimeToLiveSpecification=
-                                   dict(on, AttributeName="c"))
-        self.table("ttn", view=None)
-        self.c.update_time_to_live(TableName="ttn", TimeToLiveSpecification=
-                                   dict(on, AttributeName="e"))
-        self.c.create_table(
-            TableName="ttl3", BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[
-                {"AttributeName": a, "AttributeType": t}
-                for a, t in (("p", "S"), ("c", "S"), ("l", "N"))],
-            KeySchema=[{"AttributeName": "p", "KeyType": "HASH"},
-                       {"AttributeName": "c", "KeyType": "RANGE"}],
-            LocalSecondaryIndexes=[{
-                "IndexName": "lsi", "KeySchema": [
-                    {"AttributeName": "p", "KeyType": "HASH"},
-                    {"AttributeName": "l", "KeyType": "RANGE"}],
-                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
-        self.c.update_time_to_live(TableName="ttl3", TimeToLiveSpecification=
-                                   dict(on, AttributeName="l"))
+                    {"AttributeName": keys[0][0], "KeyType": "HASH"},
+                    {"AttributeName": lsi, "KeyType": "RANGE"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}]} \
+                if lsi else {}
+            self.c.create_table(
+                TableName=name, BillingMode="PAY_PER_REQUEST",
+                AttributeDefinitions=[{"AttributeName": a,
+                                       "AttributeType": t} for a, t in defs],
+                KeySchema=[{"AttributeName": k[0], "KeyType": kt}
+                           for k, kt in zip(keys, ("HASH", "RANGE"))],
+                **extra)
+            self.c.update_time_to_live(TableName=name,
+                                       TimeToLiveSpecification={
+                                           "Enabled": True,
+                                           "AttributeName": attr})
+        ttl_table("tth", "p", [("p", "N")])
+        ttl_table("tts", "pk", [("pk", "S")])
+        ttl_table("ttr", "c", [("p", "S"), ("c", "N")])
+        ttl_table("ttn", "e", [("pk", "S")])
+        ttl_table("ttl3", "l", [("p", "S"), ("c", "S")], lsi="l")
         past, future = str(now - 60), str(now + 3600)
         for v in (past, future):
             self.c.put_item(TableName="tth", Item={"p": {"N": v}})
             self.c.put_item(TableName="ttr", Item={
-                "p": {"S": "x"}, "c": {"N": v}, "l": {"N": "1"}})
+                "p": {"S": "x"}, "c": {"N": v}})
             self.c.put_item(TableName="ttl3", Item={
                 "p": {"S": "x"}, "c": {"S": v}, "l": {"N": v}})
         self.c.put_item(TableName="tts", Item={"pk": {"S": past}})
