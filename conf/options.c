@@ -160,6 +160,17 @@ const struct conf_option conf_options[] = {
       S(item_collection_limit), .def = "10GB",
       .help = "largest item collection of a table with LSIs; suffixes KB, "
               "MB, GB" },
+    { .name = "ttl-sweep-seconds", .type = CONF_UINT,
+      S(ttl_sweep_seconds), .min = 1, .max = 86400, .def = "60",
+      .help = "how often expired (TTL) items are deleted and stream "
+              "records past 24 hours trimmed" },
+    { .name = "stream-describe-rate", .type = CONF_UINT,
+      S(stream_describe_rate), .min = 0, .max = 100000, .def = "10",
+      .help = "DescribeStream calls per second per stream; 0 = no limit" },
+    { .name = "stream-shard-readers", .type = CONF_UINT,
+      S(stream_shard_readers), .min = 0, .max = 100000, .def = "2",
+      .help = "GetRecords calls reading one shard at the same time; 0 = no "
+              "limit" },
     { .name = "max-connections", .type = CONF_UINT,
       S(max_connections), .min = 16, .max = 1000000, .def = "4096",
       .help = "connections open at once; past it the most idle one is "

@@ -20,6 +20,8 @@ struct api_ctx;
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
 struct faults;
+struct streams_meter;
+struct streams_sweeper;
 
 /*
  * Resource policies: may the caller (ctx->account, running ctx->op) use
@@ -43,6 +45,10 @@ struct api_server {
     struct faults *faults;          /* fault-injection rules
                                        (throttle/faults.c) */
     api_policy_fn *policy;          /* resource policies; NULL: none */
+    struct streams_meter *streams;  /* DynamoDB Streams' read limits and
+                                       meters (streams/meter.c) */
+    struct streams_sweeper *sweeper; /* the TTL/trim thread, or NULL
+                                       (streams/sweep.c) */
 };
 
 /* The server's "now" in ms: the virtual clock when enabled, else the wall

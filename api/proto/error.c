@@ -54,6 +54,8 @@ static const struct {
         "TransactionInProgressException", NS_DDB, 400, KEY_UPPER },
     [DDB_IDEMPOTENT_MISMATCH] = {
         "IdempotentParameterMismatchException", NS_DDB, 400, KEY_UPPER },
+    [DDB_DUPLICATE_ITEM] = {
+        "DuplicateItemException", NS_DDB, 400, KEY_LOWER },
     [DDB_MISSING_AUTH_TOKEN] = {
         "MissingAuthenticationTokenException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_INCOMPLETE_SIGNATURE] = {
@@ -64,6 +66,12 @@ static const struct {
         "UnrecognizedClientException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_ACCESS_DENIED] = {
         "AccessDeniedException", NS_CORAL_SVC, 400, KEY_LOWER },
+    /* DynamoDB Streams' own errors share DynamoDB's namespace (the
+     * service model's 2012-08-10 version). */
+    [DDB_EXPIRED_ITERATOR] = {
+        "ExpiredIteratorException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TRIMMED_DATA] = {
+        "TrimmedDataAccessException", NS_DDB, 400, KEY_LOWER },
     /* DynamoDB answers other paths and methods with a 404 whose body is
      * <UnknownOperationException/>; we send the same code as JSON so that
      * JS clients can parse it (the JSON 1.0 protocol). */

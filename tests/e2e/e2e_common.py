@@ -40,6 +40,13 @@ def resource():
                           region_name=REGION, config=_CFG)
 
 
+def streams_client(url=None):
+    """A DynamoDB Streams client (the same endpoint: one port serves both
+    services)."""
+    return boto3.client("dynamodbstreams", endpoint_url=url or ENDPOINT,
+                        region_name=REGION, config=_CFG)
+
+
 def unique_name(prefix="e2e"):
     return "%s_%s" % (prefix, uuid.uuid4().hex[:12])
 

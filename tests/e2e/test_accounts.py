@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import unittest
 
+import boto3
 from botocore.exceptions import ClientError
 
 from e2e_common import (BIN, KEYS, REGION, create_table, sanitizer_reports,
@@ -185,6 +186,79 @@ class Accounts(unittest.TestCase):
                         "Requested resource not found", TableName=name,
                         Key={"pk": {"S": "x"}})
         self.alice.delete_table(TableName=name)
+
+    def streams(self, key):
+        return boto3.client("dynamodbstreams", endpoint_url=self.url,
+                            region_name=REGION, aws_access_key_id=key[0],
+                            aws_secret_access_key=key[1])
+
+    def test_streams_per_account(self):
+        # DynamoDB Streams' ListStreams: "Returns an array of stream ARNs
+        # associated with the current account and endpoint" (DynamoDB
+        # Streams API reference); a stream ARN is its table's ARN +
+        # "/stream/<label>" (developer guide, "DynamoDB Streams").
+        name = unique_name("strm")
+        got = {}
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            create_table(c, name, StreamSpecification={
+                "StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+            c.put_item(TableName=name, Item={"pk": {"S": key[2]}})
+            got[key[2]] = c.describe_table(TableName=name)["Table"][
+                "LatestStreamArn"]
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            with self.subTest(account=key[2]):
+                sc = self.streams(key)
+                mine = got[key[2]]
+                self.assertTrue(mine.startswith(arn(key[2], name) +
+                                                "/stream/"), mine)
+                listed = sc.list_streams(TableName=name)["Streams"]
+                self.assertEqual([(s["StreamArn"], s["TableName"])
+                                  for s in listed], [(mine, name)])
+                every = [s["StreamArn"] for s in sc.list_streams(
+                    Limit=100)["Streams"]]
+                self.assertIn(mine, every)
+                self.assertNotIn(got[({ALICE[2], BOB[2]} - {key[2]}).pop()],
+                                 every)
+                d = sc.describe_stream(StreamArn=mine)["StreamDescription"]
+                self.assertEqual(d["TableName"], name)
+                recs = []
+                for shard in d["Shards"]:
+                    it = sc.get_shard_iterator(
+                        StreamArn=mine, ShardId=shard["ShardId"],
+                        ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+                    recs += sc.get_records(ShardIterator=it)["Records"]
+                self.assertEqual([r["dynamodb"]["Keys"]["pk"]["S"]
+                                  for r in recs], [key[2]])
+        # Another account's stream: denied as its table is.
+        sc = self.streams(BOB)
+        with self.assertRaises(ClientError) as cm:
+            sc.describe_stream(StreamArn=got[ALICE[2]])
+        self.assertEqual(cm.exception.response["Error"]["Code"],
+                         "AccessDeniedException")
+        for c in (self.alice, self.bob):
+            c.delete_table(TableName=name)
+
+    def test_partiql_per_account(self):
+        # PartiQL reads the caller's table of the name; the batch answer
+        # names it as the caller wrote it (BatchExecuteStatement API
+        # reference: BatchStatementResponse.TableName).
+        name = unique_name("pql")
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            create_table(c, name)
+            c.execute_statement(Statement="INSERT INTO \"%s\" VALUE "
+                                "{'pk': '%s'}" % (name, key[2]))
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            with self.subTest(account=key[2]):
+                r = c.execute_statement(Statement='SELECT * FROM "%s"'
+                                        % name)
+                self.assertEqual(r["Items"], [{"pk": {"S": key[2]}}])
+                r = c.batch_execute_statement(Statements=[{
+                    "Statement": 'SELECT * FROM "%s" WHERE pk = ?' % name,
+                    "Parameters": [{"S": key[2]}]}])["Responses"]
+                self.assertEqual(r[0]["TableName"], name)
+                self.assertEqual(r[0]["Item"], {"pk": {"S": key[2]}})
+        for c in (self.alice, self.bob):
+            c.delete_table(TableName=name)
 
 
 @unittest.skipIf(BIN is None, "needs SHARDLOCAL_BIN (run.sh sets it)")

@@ -29,6 +29,7 @@ import unittest
 import urllib.parse
 from unittest import mock
 
+import boto3
 import botocore
 import botocore.auth
 from botocore.auth import SigV4Auth
@@ -215,6 +216,23 @@ class Signatures(unittest.TestCase):
         self.assertCode(c.list_tables, "InvalidSignatureException", MISMATCH)
         self.assertCode(c.put_item, "InvalidSignatureException", MISMATCH,
                         TableName="tbl", Item={"pk": {"S": "x"}})
+
+    def test_streams_target(self):
+        # DynamoDB Streams signs with the service name "dynamodb" too (its
+        # API model's signingName); the same checks apply to its calls.
+        def streams(key, secret, **kw):
+            return boto3.client("dynamodbstreams", endpoint_url=self.url,
+                                region_name=REGION, aws_access_key_id=key,
+                                aws_secret_access_key=secret,
+                                config=NO_RETRY.merge(Config(**kw)))
+        self.assertIn("Streams", streams(*ALICE[:2]).list_streams())
+        self.assertCode(streams(ALICE[0], "wrong").list_streams,
+                        "InvalidSignatureException", MISMATCH)
+        self.assertCode(streams("AKIDNOBODY", "x").list_streams,
+                        "UnrecognizedClientException", UNRECOGNIZED)
+        self.assertCode(streams("x", "y", signature_version=botocore.UNSIGNED)
+                        .list_streams, "MissingAuthenticationTokenException",
+                        MISSING)
 
     def test_session_token(self):
         # The credentials file gives out no session tokens: a token is one
