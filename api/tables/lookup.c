@@ -77,6 +77,33 @@ api_table_arn(const struct api_ctx *ctx, const char *table, char *out,
              api_table_public(table));
 }
 
+/* A table ARN's account and what follows "table/" (tables_int.h). */
+const char *
+tables_arn_table(const char *arn, char account[13])
+{
+    const char *p = arn, *acct, *acct_end;
+    int field;
+
+    if (strncmp(arn, "arn:aws", 7) != 0 || strstr(arn, ":dynamodb:") == NULL)
+        return NULL;
+    /* Skip arn, partition, service, region: the account starts after the
+     * fourth colon. */
+    for (field = 0; field < 4; field++) {
+        p = strchr(p, ':');
+        if (p == NULL)
+            return NULL;
+        p++;
+    }
+    acct = p;
+    acct_end = strchr(acct, ':');
+    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0 ||
+        acct_end - acct != 12 || strspn(acct, "0123456789") < 12)
+        return NULL;
+    memcpy(account, acct, 12);
+    account[12] = '\0';
+    return acct_end + 7;
+}
+
 /*
  * The stored name of the table a TableName parameter names: the caller's
  * table of that name, or the table a table ARN (arn:aws:dynamodb:
@@ -88,33 +115,14 @@ bool
 tables_name_from_param(const struct api_ctx *ctx, const char *param,
                        char *out, size_t outsz)
 {
-    const char *p, *acct_end, *acct;
+    const char *p;
     char account[13];
-    int field;
 
     if (strncmp(param, "arn:", 4) != 0)
         return api_table_stored(ctx, NULL, param, out, outsz);
-    /* Skip arn, partition, service, region: the account starts after the
-     * fourth colon. */
-    p = param;
-    for (field = 0; field < 4; field++) {
-        p = strchr(p, ':');
-        if (p == NULL)
-            return false;
-        p++;
-    }
-    if (strncmp(param, "arn:aws", 7) != 0 ||
-        strstr(param, ":dynamodb:") == NULL)
-        return false;
-    acct = p;
-    acct_end = strchr(acct, ':');
-    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0 ||
-        acct_end - acct != 12 || strspn(acct, "0123456789") < 12)
-        return false;
-    memcpy(account, acct, 12);
-    account[12] = '\0';
-    p = acct_end + 7;
-    if (*p == '\0' || strchr(p, '/') != NULL || strchr(p, ':') != NULL)
+    p = tables_arn_table(param, account);
+    if (p == NULL || *p == '\0' || strchr(p, '/') != NULL ||
+        strchr(p, ':') != NULL)
         return false;
     return api_table_stored(ctx, account, p, out, outsz);
 }

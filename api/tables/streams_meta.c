@@ -68,26 +68,12 @@ static bool
 stream_arn_parse(const struct api_ctx *ctx, const char *arn, char *name,
                  size_t namesz, char *label, size_t labelsz)
 {
-    const char *p = arn, *acct, *acct_end, *tname, *sep;
+    const char *tname, *sep;
     char account[13], pub[TABLES_NAME_MAX];
-    int field;
 
-    if (strncmp(arn, "arn:aws", 7) != 0 || strstr(arn, ":dynamodb:") == NULL)
+    tname = tables_arn_table(arn, account);
+    if (tname == NULL)
         return false;
-    for (field = 0; field < 4; field++) {
-        p = strchr(p, ':');
-        if (p == NULL)
-            return false;
-        p++;
-    }
-    acct = p;
-    acct_end = strchr(acct, ':');
-    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0 ||
-        acct_end - acct != 12 || strspn(acct, "0123456789") < 12)
-        return false;
-    memcpy(account, acct, 12);
-    account[12] = '\0';
-    tname = acct_end + 7;
     sep = strstr(tname, "/stream/");
     if (sep == NULL || sep == tname || (size_t)(sep - tname) >= sizeof(pub) ||
         memchr(tname, '/', (size_t)(sep - tname)) != NULL ||

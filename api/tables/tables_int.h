@@ -43,6 +43,10 @@ long long tables_uint(const json_t *obj, const char *key);
 /* TableName of req (borrowed), or NULL with DynamoDB's ValidationException
  * for a missing one. */
 const char *tables_req_name(const json_t *req, struct ddb_err *err);
+/* The part after "table/" of a table ARN (arn:aws...:dynamodb:<region>:
+ * <account>:table/...), its account into account; NULL when arn is not
+ * one. */
+const char *tables_arn_table(const char *arn, char account[13]);
 /* The stored name (context.h) of the table param (a name of the caller's,
  * or a table ARN of any account) refers to, into out (outsz bytes). False
  * when param is no such name. */

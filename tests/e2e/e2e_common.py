@@ -100,7 +100,27 @@ def delete_table_quietly(c, name):
         pass
 
 
-class E2ECase(unittest.TestCase):
+class ErrorAsserts(unittest.TestCase):
+    """assertError, for every e2e case (E2ECase's, and suites that start
+    their own servers)."""
+
+    def assertError(self, fn, code, message=None, prefix=None, **kw):
+        """Call fn(**kw); assert a ClientError with `code` and, if given,
+        exactly `message` (or a message starting with `prefix`)."""
+        with self.assertRaises(ClientError) as cm:
+            fn(**kw)
+        err = cm.exception.response["Error"]
+        self.assertEqual(err["Code"], code, err.get("Message"))
+        if message is not None:
+            self.assertEqual(err.get("Message"), message)
+        if prefix is not None:
+            self.assertTrue(err.get("Message", "").startswith(prefix),
+                            "%r does not start with %r"
+                            % (err.get("Message"), prefix))
+        return cm.exception
+
+
+class E2ECase(ErrorAsserts):
     """Base class: self.c is a low-level client; helpers for errors."""
 
     @classmethod
@@ -119,21 +139,6 @@ class E2ECase(unittest.TestCase):
         create_table(cls.c, name, **kw)
         cls._tables.append(name)
         return name
-
-    def assertError(self, fn, code, message=None, prefix=None, **kw):
-        """Call fn(**kw); assert a ClientError with `code` and, if given,
-        exactly `message` (or a message starting with `prefix`)."""
-        with self.assertRaises(ClientError) as cm:
-            fn(**kw)
-        err = cm.exception.response["Error"]
-        self.assertEqual(err["Code"], code, err.get("Message"))
-        if message is not None:
-            self.assertEqual(err.get("Message"), message)
-        if prefix is not None:
-            self.assertTrue(err.get("Message", "").startswith(prefix),
-                            "%r does not start with %r"
-                            % (err.get("Message"), prefix))
-        return cm.exception
 
     def assertValidation(self, fn, message=None, prefix=None, **kw):
         return self.assertError(fn, "ValidationException", message, prefix,

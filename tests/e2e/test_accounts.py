@@ -21,10 +21,9 @@ import tempfile
 import unittest
 
 import boto3
-from botocore.exceptions import ClientError
 
-from e2e_common import (BIN, KEYS, REGION, create_table, sanitizer_reports,
-                        signed_client, start_private_server,
+from e2e_common import (BIN, KEYS, REGION, ErrorAsserts, create_table,
+                        sanitizer_reports, signed_client, start_private_server,
                         start_signed_server, stop_private_server,
                         stop_temp_server, unique_name)
 
@@ -43,7 +42,7 @@ def denied(account, action, resource):
 
 
 @unittest.skipIf(BIN is None, "needs SHARDLOCAL_BIN (run.sh sets it)")
-class Accounts(unittest.TestCase):
+class Accounts(ErrorAsserts):
 
     @classmethod
     def setUpClass(cls):
@@ -57,14 +56,6 @@ class Accounts(unittest.TestCase):
         reports = sanitizer_reports(cls.tmp)
         stop_temp_server(cls.tmp, cls.proc)
         assert not reports, reports
-
-    def assertCode(self, fn, code, message=None, **kw):
-        with self.assertRaises(ClientError) as cm:
-            fn(**kw)
-        err = cm.exception.response["Error"]
-        self.assertEqual(err["Code"], code, err.get("Message"))
-        if message is not None:
-            self.assertEqual(err.get("Message"), message)
 
     def make(self, c, name):
         create_table(c, name, range_key=("sk", "S"),
@@ -128,7 +119,7 @@ class Accounts(unittest.TestCase):
             self.assertEqual(item["who"], {"S": who})
         # The account of the server's own --account-id has none of them.
         self.assertNotIn(name, self.default.list_tables()["TableNames"])
-        self.assertCode(self.default.describe_table, "ResourceNotFoundException",
+        self.assertError(self.default.describe_table, "ResourceNotFoundException",
                         "Requested resource not found: Table: %s not found"
                         % name, TableName=name)
         # Deleting one account's table leaves the other's.
@@ -169,20 +160,20 @@ class Accounts(unittest.TestCase):
         self.assertIn("Item", self.alice.get_item(TableName=theirs,
                                                   Key={"pk": {"S": "x"}}))
         # ... and another account is denied, whatever the operation.
-        self.assertCode(self.bob.get_item, "AccessDeniedException",
+        self.assertError(self.bob.get_item, "AccessDeniedException",
                         denied(BOB[2], "GetItem", theirs), TableName=theirs,
                         Key={"pk": {"S": "x"}})
-        self.assertCode(self.bob.describe_table, "AccessDeniedException",
+        self.assertError(self.bob.describe_table, "AccessDeniedException",
                         denied(BOB[2], "DescribeTable", theirs),
                         TableName=theirs)
-        self.assertCode(self.bob.delete_table, "AccessDeniedException",
+        self.assertError(self.bob.delete_table, "AccessDeniedException",
                         denied(BOB[2], "DeleteTable", theirs),
                         TableName=theirs)
-        self.assertCode(self.default.scan, "AccessDeniedException",
+        self.assertError(self.default.scan, "AccessDeniedException",
                         denied("000000000000", "Scan", theirs),
                         TableName=theirs)
         # By name, the other account has no such table.
-        self.assertCode(self.bob.get_item, "ResourceNotFoundException",
+        self.assertError(self.bob.get_item, "ResourceNotFoundException",
                         "Requested resource not found", TableName=name,
                         Key={"pk": {"S": "x"}})
         self.alice.delete_table(TableName=name)
@@ -231,10 +222,8 @@ class Accounts(unittest.TestCase):
                                   for r in recs], [key[2]])
         # Another account's stream: denied as its table is.
         sc = self.streams(BOB)
-        with self.assertRaises(ClientError) as cm:
-            sc.describe_stream(StreamArn=got[ALICE[2]])
-        self.assertEqual(cm.exception.response["Error"]["Code"],
-                         "AccessDeniedException")
+        self.assertError(sc.describe_stream, "AccessDeniedException",
+                         StreamArn=got[ALICE[2]])
         for c in (self.alice, self.bob):
             c.delete_table(TableName=name)
 

@@ -36,10 +36,9 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
-from botocore.exceptions import ClientError
 
-from e2e_common import (BIN, KEYS, REGION, sanitizer_reports, signed_client,
-                        start_private_server, start_signed_server,
+from e2e_common import (BIN, KEYS, REGION, ErrorAsserts, sanitizer_reports,
+                        signed_client, start_private_server, start_signed_server,
                         stop_private_server, stop_temp_server)
 
 MISMATCH = ("The request signature we calculated does not match the "
@@ -158,7 +157,7 @@ def code_of(reply):
 
 
 @unittest.skipIf(BIN is None, "needs SHARDLOCAL_BIN (run.sh sets it)")
-class Signatures(unittest.TestCase):
+class Signatures(ErrorAsserts):
     """One server with --auth signature for every check."""
 
     @classmethod
@@ -174,15 +173,6 @@ class Signatures(unittest.TestCase):
     def client(self, key=ALICE, secret=None, **kw):
         return signed_client(self.url, key[0], secret or key[1],
                              config=NO_RETRY, **kw)
-
-    def assertCode(self, fn, code, message=None, **kw):
-        with self.assertRaises(ClientError) as cm:
-            fn(**kw)
-        err = cm.exception.response["Error"]
-        self.assertEqual(err["Code"], code, err.get("Message"))
-        if message is not None:
-            self.assertEqual(err.get("Message"), message)
-        return err.get("Message")
 
     def assertRaw(self, status_reply, code, message=None):
         status, reply = status_reply
@@ -202,19 +192,19 @@ class Signatures(unittest.TestCase):
         # botocore.UNSIGNED: no Authorization header at all.
         c = signed_client(self.url, "x", "y", config=NO_RETRY.merge(
             Config(signature_version=botocore.UNSIGNED)))
-        self.assertCode(c.list_tables, "MissingAuthenticationTokenException",
+        self.assertError(c.list_tables, "MissingAuthenticationTokenException",
                         MISSING)
 
     def test_unknown_access_key(self):
         # scylladb's test_wrong_key_access, run against DynamoDB.
         c = signed_client(self.url, "AKIDNOBODY", "x", config=NO_RETRY)
-        self.assertCode(c.list_tables, "UnrecognizedClientException",
+        self.assertError(c.list_tables, "UnrecognizedClientException",
                         UNRECOGNIZED)
 
     def test_wrong_secret(self):
         c = self.client(ALICE, secret="not-the-secret")
-        self.assertCode(c.list_tables, "InvalidSignatureException", MISMATCH)
-        self.assertCode(c.put_item, "InvalidSignatureException", MISMATCH,
+        self.assertError(c.list_tables, "InvalidSignatureException", MISMATCH)
+        self.assertError(c.put_item, "InvalidSignatureException", MISMATCH,
                         TableName="tbl", Item={"pk": {"S": "x"}})
 
     def test_streams_target(self):
@@ -226,11 +216,11 @@ class Signatures(unittest.TestCase):
                                 aws_secret_access_key=secret,
                                 config=NO_RETRY.merge(Config(**kw)))
         self.assertIn("Streams", streams(*ALICE[:2]).list_streams())
-        self.assertCode(streams(ALICE[0], "wrong").list_streams,
+        self.assertError(streams(ALICE[0], "wrong").list_streams,
                         "InvalidSignatureException", MISMATCH)
-        self.assertCode(streams("AKIDNOBODY", "x").list_streams,
+        self.assertError(streams("AKIDNOBODY", "x").list_streams,
                         "UnrecognizedClientException", UNRECOGNIZED)
-        self.assertCode(streams("x", "y", signature_version=botocore.UNSIGNED)
+        self.assertError(streams("x", "y", signature_version=botocore.UNSIGNED)
                         .list_streams, "MissingAuthenticationTokenException",
                         MISSING)
 
@@ -238,14 +228,15 @@ class Signatures(unittest.TestCase):
         # The credentials file gives out no session tokens: a token is one
         # we never issued (dynalite's recording: no final period).
         c = self.client(ALICE, token="FwoGZXIvYXdzEXAMPLE")
-        self.assertCode(c.list_tables, "UnrecognizedClientException",
+        self.assertError(c.list_tables, "UnrecognizedClientException",
                         "The security token included in the request is "
                         "invalid")
 
     def test_clock_twenty_minutes_behind(self):
         c = self.client()
         with skewed_clock(-20 * 60):
-            msg = self.assertCode(c.list_tables, "InvalidSignatureException")
+            msg = self.assertError(c.list_tables, "InvalidSignatureException"
+                                   ).response["Error"]["Message"]
         m = re.fullmatch(r"Signature expired: (\d{8}T\d{6}Z) is now earlier "
                          r"than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) - 15 min\.\)",
                          msg)
@@ -259,7 +250,8 @@ class Signatures(unittest.TestCase):
     def test_clock_twenty_minutes_ahead(self):
         c = self.client()
         with skewed_clock(20 * 60):
-            msg = self.assertCode(c.list_tables, "InvalidSignatureException")
+            msg = self.assertError(c.list_tables, "InvalidSignatureException"
+                                   ).response["Error"]["Message"]
         m = re.fullmatch(r"Signature not yet current: (\d{8}T\d{6}Z) is still "
                          r"later than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) \+ 15 "
                          r"min\.\)", msg)
@@ -286,7 +278,7 @@ class Signatures(unittest.TestCase):
             request.headers["Authorization"] = re.sub(
                 r",\s*Signature=[0-9a-f]+", "", auth)
         c.meta.events.register("before-send.dynamodb.ListTables", strip)
-        self.assertCode(c.list_tables, "IncompleteSignatureException",
+        self.assertError(c.list_tables, "IncompleteSignatureException",
                         "Authorization header requires 'Signature' "
                         "parameter. Authorization=AWS4-HMAC-SHA256")
 
@@ -297,7 +289,7 @@ class Signatures(unittest.TestCase):
             request.body = b'{"Limit": 2}'
             request.headers["Content-Length"] = str(len(request.body))
         c.meta.events.register("before-send.dynamodb.ListTables", tamper)
-        self.assertCode(c.list_tables, "InvalidSignatureException", MISMATCH,
+        self.assertError(c.list_tables, "InvalidSignatureException", MISMATCH,
                         Limit=1)
 
     # --- raw requests ---------------------------------------------------------
