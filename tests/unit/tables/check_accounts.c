@@ -4,13 +4,15 @@
  * two accounts with a table of the same name, each seeing its own items,
  * tables and ARNs; another account's table denied unless the resource
  * policy hook allows it; client tokens per account; the signature's error
- * reported after the body and the target, in DynamoDB's order. */
+ * reported after the body and the target, in DynamoDB's order; the TTL
+ * sweeper deleting every account's expired items. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "api/streams/streams.h"
 #include "conf/conf.h"
 
 #define TARGET "DynamoDB_20120810."
@@ -258,8 +260,8 @@ START_TEST(test_accounts_client_tokens)
     json_decref(ok(A, "TransactWriteItems", body));
     snprintf(body, sizeof(body), txn, "b");
     json_decref(ok(B, "TransactWriteItems", body));
-    fails(A, "TransactWriteItems", body, "IdempotentParameterMismatchException",
-          NULL);
+    fails(A, "TransactWriteItems", body,
+          "IdempotentParameterMismatchException", NULL);
 }
 END_TEST
 
@@ -290,6 +292,38 @@ START_TEST(test_accounts_signature_order)
 }
 END_TEST
 
+/* The TTL sweeper (streams/sweep.c) deletes expired items of every
+ * account's tables, each as its owner would (DynamoDB's TTL runs per
+ * table, whoever owns it: developer guide, "Time to Live"). */
+START_TEST(test_accounts_ttl_sweep)
+{
+    const char *ttl = "{\"TableName\":\"Tab\",\"TimeToLiveSpecification\":"
+                      "{\"Enabled\":true,\"AttributeName\":\"exp\"}}";
+    char item[256];
+    const char *get = "{\"TableName\":\"Tab\",\"Key\":{\"pk\":{\"S\":"
+                      "\"x\"}},\"ConsistentRead\":true}";
+    const char *who[2] = { NULL, B };
+    json_t *j;
+    int i;
+
+    /* expired a minute ago (TTL skips items more than five years old) */
+    snprintf(item, sizeof(item), "{\"TableName\":\"Tab\",\"Item\":{\"pk\":"
+             "{\"S\":\"x\"},\"exp\":{\"N\":\"%llu\"}}}",
+             (unsigned long long)(api_now_ms(&srv) / 1000u - 60u));
+    for (i = 0; i < 2; i++) {
+        create(who[i], "Tab");
+        json_decref(ok(who[i], "UpdateTimeToLive", ttl));
+        json_decref(ok(who[i], "PutItem", item));
+    }
+    ck_assert_uint_eq(streams_sweep(&srv, api_now_ms(&srv)), 2);
+    for (i = 0; i < 2; i++) {
+        j = ok(who[i], "GetItem", get);
+        ck_assert_ptr_null(json_object_get(j, "Item"));
+        json_decref(j);
+    }
+}
+END_TEST
+
 static Suite *
 accounts_suite(void)
 {
@@ -302,6 +336,7 @@ accounts_suite(void)
     tcase_add_test(tc, test_accounts_cross_account);
     tcase_add_test(tc, test_accounts_client_tokens);
     tcase_add_test(tc, test_accounts_signature_order);
+    tcase_add_test(tc, test_accounts_ttl_sweep);
     suite_add_tcase(s, tc);
     return s;
 }
