@@ -128,7 +128,7 @@ streams_sweep(struct api_server *srv, uint64_t now)
     struct ddb_err err;
     json_t *names, *desc;
     struct stable *t;
-    char attr[256];
+    char attr[256], acct[13];
     uint64_t gone = 0;
     size_t i;
 
@@ -152,8 +152,12 @@ streams_sweep(struct api_server *srv, uint64_t now)
         if (!index_is_hidden_name(n) && tables_ttl_attr(desc, attr,
                                                         sizeof(attr)) &&
             (json_str_is(json_object_get(desc, "TableStatus"), "ACTIVE") ||
-             json_str_is(json_object_get(desc, "TableStatus"), "UPDATING")))
-            gone += expire_table(&ctx, n, attr);
+             json_str_is(json_object_get(desc, "TableStatus"), "UPDATING"))) {
+            /* as its owner would delete it (context.h: stored names) */
+            ctx.account = api_table_owner(&ctx, n, acct);
+            gone += expire_table(&ctx, api_table_public(n), attr);
+            ctx.account = NULL;
+        }
         json_decref(desc);
         if (now > TABLES_STREAM_RETENTION_MS &&
             stable_log_trim(t, now - TABLES_STREAM_RETENTION_MS, &err) != 0)
