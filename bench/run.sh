@@ -3,9 +3,11 @@
 # run.sh - throughput benchmark. Builds what it needs, then runs every
 # workload (bench/wrk/*.lua: put, get, query, update, mix) against every
 # target in one invocation and prints req/s with the ratio to the canned
-# HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem).
+# HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem),
+# then the p50/p99 latencies.
 #
-# Targets: canned, shardlocal (--in-memory), shardlocal-disk (temp data
+# Targets: canned, sqlceil (bench/canned --sqlite: HTTP plus one prepared
+# SQLite write per request, WAL, synchronous=NORMAL, data on disk), shardlocal (--in-memory), shardlocal-disk (temp data
 # dir; both --throttle off), shardlocal-power (shardlocal-disk with
 # --durability power-loss, not run by default), shardlocal-thr (temp data dir, throttling on
 # but never triggered), base-disk (another shardlocal binary, -b, run as
@@ -18,7 +20,8 @@
 # Environment: BENCH_KEYS (10000), BENCH_VALUE_BYTES (100), BENCH_STREAM
 # (a StreamViewType: the tables get a DynamoDB stream, to measure its
 # cost; unset: none), DYNALITE_DIR
-# (where node_modules/dynalite lives, default /tmp/dyn).
+# (where node_modules/dynalite lives, default /tmp/dyn), BENCH_RESULTS (a
+# file that receives the raw lines: target workload rps errors p50 p99).
 # Exit 77 when wrk is missing.
 
 set -u
@@ -29,7 +32,7 @@ cd "$ROOT" || exit 1
 DURATION=10
 CONNS=32
 WORKLOADS="put get query update mix"
-TARGETS="canned shardlocal shardlocal-disk shardlocal-thr moto dynalite"
+TARGETS="canned sqlceil shardlocal shardlocal-disk shardlocal-thr moto dynalite"
 BASE_BIN=""
 while getopts "d:c:w:t:b:h" opt; do
     case $opt in
@@ -39,7 +42,7 @@ while getopts "d:c:w:t:b:h" opt; do
     t) TARGETS=$OPTARG ;;
     b) BASE_BIN=$OPTARG
        case " $TARGETS " in *" base-disk "*) ;; *) TARGETS="$TARGETS base-disk" ;; esac ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
     esac
 done
 BENCH_KEYS=${BENCH_KEYS:-10000}
@@ -138,6 +141,11 @@ start_target() {
         $PIN_SRV bench/canned --port "$PORT" --threads "$SRV_THREADS" \
             2>"$WORK/$1.log" &
         ;;
+    sqlceil)
+        rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+        $PIN_SRV bench/canned --port "$PORT" --threads "$SRV_THREADS" \
+            --sqlite "$WORK/data/ceiling.db" 2>"$WORK/$1.log" &
+        ;;
     shardlocal)
         [ -x ./shardlocal ] || return 1
         $PIN_SRV ./shardlocal --port "$PORT" --in-memory --throttle off \
@@ -229,16 +237,29 @@ load_data() {
         "http://127.0.0.1:$1/" >/dev/null 2>&1
 }
 
-# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors".
+# ms WRK_LATENCY: wrk's "1.23ms" / "850.00us" / "1.02s" in milliseconds.
+ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000
+        else if (v ~ /m$/) n *= 60000
+        printf "%.2f", n }'
+}
+
+# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors p50 p99"
+# (milliseconds).
 run_wrk() {
     out=$($PIN_WRK wrk -t"$WRK_THREADS" -c"$CONNS" -d"${DURATION}s" \
-          -s "bench/wrk/$2.lua" "http://127.0.0.1:$3/" 2>&1)
+          --latency -s "bench/wrk/$2.lua" "http://127.0.0.1:$3/" 2>&1)
     rps=$(printf '%s\n' "$out" | awk '/^Requests\/sec:/ {printf "%d", $2}')
     errs=$(printf '%s\n' "$out" | awk '/Non-2xx or 3xx responses:/ {print $5}')
+    p50=$(ms "$(printf '%s\n' "$out" | awk '$1 == "50%" {print $2}')")
+    p99=$(ms "$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')")
     [ -n "$rps" ] || rps=0
     [ -n "$errs" ] || errs=0
-    echo "$1 $2 $rps $errs" >>"$RESULTS"
-    printf '  %-16s %-8s %8s req/s  %s errors\n' "$1" "$2" "$rps" "$errs"
+    echo "$1 $2 $rps $errs $p50 $p99" >>"$RESULTS"
+    printf '  %-16s %-8s %8s req/s  %s errors  p50 %s ms  p99 %s ms\n' \
+        "$1" "$2" "$rps" "$errs" "$p50" "$p99"
 }
 
 # --- run ---------------------------------------------------------------
@@ -251,7 +272,7 @@ for t in $TARGETS; do
         echo "bench: $t not available, skipped"
         continue
     fi
-    if [ "$t" != canned ] && ! load_data "$PORT"; then
+    if [ "$t" != canned ] && [ "$t" != sqlceil ] && ! load_data "$PORT"; then
         echo "bench: $t: could not create the tables, skipped"
         stop_target
         continue
@@ -285,3 +306,16 @@ for w in $WORKLOADS; do
 done
 echo
 echo "(n%) = share of the canned HTTP ceiling; !N = N non-2xx responses"
+echo
+printf '%-8s' "p50/p99"
+for t in $RAN; do printf ' %22s' "$t"; done
+echo
+for w in $WORKLOADS; do
+    printf '%-8s' "$w"
+    for t in $RAN; do
+        awk -v t="$t" -v w="$w" '$1 == t && $2 == w {
+                printf " %22s", $5 "/" $6 " ms" }' "$RESULTS"
+    done
+    echo
+done
+[ -z "${BENCH_RESULTS:-}" ] || cp "$RESULTS" "$BENCH_RESULTS"
