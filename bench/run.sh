@@ -21,7 +21,8 @@
 # (a StreamViewType: the tables get a DynamoDB stream, to measure its
 # cost; unset: none), DYNALITE_DIR
 # (where node_modules/dynalite lives, default /tmp/dyn), BENCH_RESULTS (a
-# file that receives the raw lines: target workload rps errors p50 p99).
+# file that receives the raw lines: target workload rps errors p50 p99
+# cpu-us-per-request).
 # Exit 77 when wrk is missing.
 
 set -u
@@ -246,20 +247,32 @@ ms() {
         printf "%.2f", n }'
 }
 
-# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors p50 p99"
-# (milliseconds).
+# cpu_ticks: the server's user+system CPU time so far, in clock ticks.
+cpu_ticks() {
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat" 2>/dev/null ||
+        echo 0
+}
+
+# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors p50 p99
+# cpu" (milliseconds; cpu: the server's CPU microseconds per request, which
+# a busy shared machine disturbs far less than req/s).
 run_wrk() {
+    t0=$(cpu_ticks)
     out=$($PIN_WRK wrk -t"$WRK_THREADS" -c"$CONNS" -d"${DURATION}s" \
           --latency -s "bench/wrk/$2.lua" "http://127.0.0.1:$3/" 2>&1)
     rps=$(printf '%s\n' "$out" | awk '/^Requests\/sec:/ {printf "%d", $2}')
     errs=$(printf '%s\n' "$out" | awk '/Non-2xx or 3xx responses:/ {print $5}')
     p50=$(ms "$(printf '%s\n' "$out" | awk '$1 == "50%" {print $2}')")
     p99=$(ms "$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')")
+    nreq=$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')
+    cpu=$(awk -v a="$t0" -v b="$(cpu_ticks)" -v n="${nreq:-0}" \
+              -v hz="$(getconf CLK_TCK)" \
+              'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')
     [ -n "$rps" ] || rps=0
     [ -n "$errs" ] || errs=0
-    echo "$1 $2 $rps $errs $p50 $p99" >>"$RESULTS"
-    printf '  %-16s %-8s %8s req/s  %s errors  p50 %s ms  p99 %s ms\n' \
-        "$1" "$2" "$rps" "$errs" "$p50" "$p99"
+    echo "$1 $2 $rps $errs $p50 $p99 $cpu" >>"$RESULTS"
+    printf '  %-16s %-8s %8s req/s  %s errors  p50 %s ms  p99 %s ms  %s us cpu/req\n' \
+        "$1" "$2" "$rps" "$errs" "$p50" "$p99" "$cpu"
 }
 
 # --- run ---------------------------------------------------------------
@@ -318,4 +331,17 @@ for w in $WORKLOADS; do
     done
     echo
 done
+echo
+printf '%-8s' "cpu us"
+for t in $RAN; do printf ' %22s' "$t"; done
+echo
+for w in $WORKLOADS; do
+    printf '%-8s' "$w"
+    for t in $RAN; do
+        awk -v t="$t" -v w="$w" '$1 == t && $2 == w { printf " %22s", $7 }' \
+            "$RESULTS"
+    done
+    echo
+done
+echo "(cpu us = the server's CPU time per request, in microseconds)"
 [ -z "${BENCH_RESULTS:-}" ] || cp "$RESULTS" "$BENCH_RESULTS"
