@@ -22,7 +22,9 @@
 # cost; unset: none), DYNALITE_DIR
 # (where node_modules/dynalite lives, default /tmp/dyn), BENCH_RESULTS (a
 # file that receives the raw lines: target workload rps errors p50 p99
-# cpu-us-per-request).
+# cpu-us-per-request), BENCH_SRV_CPUS and BENCH_SRV_THREADS (the server's
+# CPUs for taskset and its --threads, instead of the first half of the
+# CPUs and one thread per CPU there).
 # Exit 77 when wrk is missing.
 
 set -u
@@ -43,7 +45,7 @@ while getopts "d:c:w:t:b:h" opt; do
     t) TARGETS=$OPTARG ;;
     b) BASE_BIN=$OPTARG
        case " $TARGETS " in *" base-disk "*) ;; *) TARGETS="$TARGETS base-disk" ;; esac ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
     esac
 done
 BENCH_KEYS=${BENCH_KEYS:-10000}
@@ -80,7 +82,16 @@ fi
 # --- CPU pinning: servers on the first half, wrk on the second --------
 
 NCPU=$(nproc 2>/dev/null || echo 1)
-if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+if [ -n "${BENCH_SRV_CPUS:-}" ]; then
+    # e.g. BENCH_SRV_CPUS=0-1 BENCH_SRV_THREADS=2: scaling over two cores
+    # (wrk then shares them)
+    SRV_CPUS=$BENCH_SRV_CPUS
+    WRK_CPUS=0-$((NCPU - 1))
+    SRV_THREADS=${BENCH_SRV_THREADS:-1}
+    WRK_THREADS=1
+    PIN_SRV="taskset -c $SRV_CPUS"
+    PIN_WRK="taskset -c $WRK_CPUS"
+elif [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
     HALF=$((NCPU / 2))
     SRV_CPUS="0-$((HALF - 1))"
     WRK_CPUS="$HALF-$((NCPU - 1))"
