@@ -330,29 +330,23 @@ for w in $WORKLOADS; do
 done
 echo
 echo "(n%) = share of the canned HTTP ceiling; !N = N non-2xx responses"
-echo
-printf '%-8s' "p50/p99"
-for t in $RAN; do printf ' %22s' "$t"; done
-echo
-for w in $WORKLOADS; do
-    printf '%-8s' "$w"
-    for t in $RAN; do
-        awk -v t="$t" -v w="$w" '$1 == t && $2 == w {
-                printf " %22s", $5 "/" $6 " ms" }' "$RESULTS"
-    done
+# table TITLE AWK-CELL: one row per workload, one column per target, the
+# cell printed by AWK-CELL from a results line.
+table() {
     echo
-done
-echo
-printf '%-8s' "cpu us"
-for t in $RAN; do printf ' %22s' "$t"; done
-echo
-for w in $WORKLOADS; do
-    printf '%-8s' "$w"
-    for t in $RAN; do
-        awk -v t="$t" -v w="$w" '$1 == t && $2 == w { printf " %22s", $7 }' \
-            "$RESULTS"
-    done
+    printf '%-8s' "$1"
+    for t in $RAN; do printf ' %22s' "$t"; done
     echo
-done
+    for w in $WORKLOADS; do
+        printf '%-8s' "$w"
+        for t in $RAN; do
+            awk -v t="$t" -v w="$w" '$1 == t && $2 == w { printf " %22s", '"$2"' }' \
+                "$RESULTS"
+        done
+        echo
+    done
+}
+table "p50/p99" '$5 "/" $6 " ms"'
+table "cpu us" '$7'
 echo "(cpu us = the server's CPU time per request, in microseconds)"
 [ -z "${BENCH_RESULTS:-}" ] || cp "$RESULTS" "$BENCH_RESULTS"
