@@ -3,9 +3,11 @@
 # run.sh - throughput benchmark. Builds what it needs, then runs every
 # workload (bench/wrk/*.lua: put, get, query, update, mix) against every
 # target in one invocation and prints req/s with the ratio to the canned
-# HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem).
+# HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem),
+# then the p50/p99 latencies.
 #
-# Targets: canned, shardlocal (--in-memory), shardlocal-disk (temp data
+# Targets: canned, sqlceil (bench/canned --sqlite: HTTP plus one prepared
+# SQLite write per request, WAL, synchronous=NORMAL, data on disk), shardlocal (--in-memory), shardlocal-disk (temp data
 # dir; both --throttle off), shardlocal-power (shardlocal-disk with
 # --durability power-loss, not run by default), shardlocal-thr (temp data dir, throttling on
 # but never triggered), base-disk (another shardlocal binary, -b, run as
@@ -18,7 +20,11 @@
 # Environment: BENCH_KEYS (10000), BENCH_VALUE_BYTES (100), BENCH_STREAM
 # (a StreamViewType: the tables get a DynamoDB stream, to measure its
 # cost; unset: none), DYNALITE_DIR
-# (where node_modules/dynalite lives, default /tmp/dyn).
+# (where node_modules/dynalite lives, default /tmp/dyn), BENCH_RESULTS (a
+# file that receives the raw lines: target workload rps errors p50 p99
+# cpu-us-per-request), BENCH_SRV_CPUS and BENCH_SRV_THREADS (the server's
+# CPUs for taskset and its --threads, instead of the first half of the
+# CPUs and one thread per CPU there).
 # Exit 77 when wrk is missing.
 
 set -u
@@ -29,7 +35,7 @@ cd "$ROOT" || exit 1
 DURATION=10
 CONNS=32
 WORKLOADS="put get query update mix"
-TARGETS="canned shardlocal shardlocal-disk shardlocal-thr moto dynalite"
+TARGETS="canned sqlceil shardlocal shardlocal-disk shardlocal-thr moto dynalite"
 BASE_BIN=""
 while getopts "d:c:w:t:b:h" opt; do
     case $opt in
@@ -39,7 +45,7 @@ while getopts "d:c:w:t:b:h" opt; do
     t) TARGETS=$OPTARG ;;
     b) BASE_BIN=$OPTARG
        case " $TARGETS " in *" base-disk "*) ;; *) TARGETS="$TARGETS base-disk" ;; esac ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
     esac
 done
 BENCH_KEYS=${BENCH_KEYS:-10000}
@@ -76,7 +82,16 @@ fi
 # --- CPU pinning: servers on the first half, wrk on the second --------
 
 NCPU=$(nproc 2>/dev/null || echo 1)
-if [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+if [ -n "${BENCH_SRV_CPUS:-}" ]; then
+    # e.g. BENCH_SRV_CPUS=0-1 BENCH_SRV_THREADS=2: scaling over two cores
+    # (wrk then shares them)
+    SRV_CPUS=$BENCH_SRV_CPUS
+    WRK_CPUS=0-$((NCPU - 1))
+    SRV_THREADS=${BENCH_SRV_THREADS:-1}
+    WRK_THREADS=1
+    PIN_SRV="taskset -c $SRV_CPUS"
+    PIN_WRK="taskset -c $WRK_CPUS"
+elif [ "$NCPU" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
     HALF=$((NCPU / 2))
     SRV_CPUS="0-$((HALF - 1))"
     WRK_CPUS="$HALF-$((NCPU - 1))"
@@ -137,6 +152,11 @@ start_target() {
     canned)
         $PIN_SRV bench/canned --port "$PORT" --threads "$SRV_THREADS" \
             2>"$WORK/$1.log" &
+        ;;
+    sqlceil)
+        rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+        $PIN_SRV bench/canned --port "$PORT" --threads "$SRV_THREADS" \
+            --sqlite "$WORK/data/ceiling.db" 2>"$WORK/$1.log" &
         ;;
     shardlocal)
         [ -x ./shardlocal ] || return 1
@@ -229,16 +249,41 @@ load_data() {
         "http://127.0.0.1:$1/" >/dev/null 2>&1
 }
 
-# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors".
+# ms WRK_LATENCY: wrk's "1.23ms" / "850.00us" / "1.02s" in milliseconds.
+ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0
+        if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000
+        else if (v ~ /m$/) n *= 60000
+        printf "%.2f", n }'
+}
+
+# cpu_ticks: the server's user+system CPU time so far, in clock ticks.
+cpu_ticks() {
+    awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat" 2>/dev/null ||
+        echo 0
+}
+
+# run_wrk TARGET WORKLOAD PORT: append "target workload rps errors p50 p99
+# cpu" (milliseconds; cpu: the server's CPU microseconds per request, which
+# a busy shared machine disturbs far less than req/s).
 run_wrk() {
+    t0=$(cpu_ticks)
     out=$($PIN_WRK wrk -t"$WRK_THREADS" -c"$CONNS" -d"${DURATION}s" \
-          -s "bench/wrk/$2.lua" "http://127.0.0.1:$3/" 2>&1)
+          --latency -s "bench/wrk/$2.lua" "http://127.0.0.1:$3/" 2>&1)
     rps=$(printf '%s\n' "$out" | awk '/^Requests\/sec:/ {printf "%d", $2}')
     errs=$(printf '%s\n' "$out" | awk '/Non-2xx or 3xx responses:/ {print $5}')
+    p50=$(ms "$(printf '%s\n' "$out" | awk '$1 == "50%" {print $2}')")
+    p99=$(ms "$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')")
+    nreq=$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')
+    cpu=$(awk -v a="$t0" -v b="$(cpu_ticks)" -v n="${nreq:-0}" \
+              -v hz="$(getconf CLK_TCK)" \
+              'BEGIN { printf "%.1f", (n > 0 ? (b - a) * 1e6 / hz / n : 0) }')
     [ -n "$rps" ] || rps=0
     [ -n "$errs" ] || errs=0
-    echo "$1 $2 $rps $errs" >>"$RESULTS"
-    printf '  %-16s %-8s %8s req/s  %s errors\n' "$1" "$2" "$rps" "$errs"
+    echo "$1 $2 $rps $errs $p50 $p99 $cpu" >>"$RESULTS"
+    printf '  %-16s %-8s %8s req/s  %s errors  p50 %s ms  p99 %s ms  %s us cpu/req\n' \
+        "$1" "$2" "$rps" "$errs" "$p50" "$p99" "$cpu"
 }
 
 # --- run ---------------------------------------------------------------
@@ -251,7 +296,7 @@ for t in $TARGETS; do
         echo "bench: $t not available, skipped"
         continue
     fi
-    if [ "$t" != canned ] && ! load_data "$PORT"; then
+    if [ "$t" != canned ] && [ "$t" != sqlceil ] && ! load_data "$PORT"; then
         echo "bench: $t: could not create the tables, skipped"
         stop_target
         continue
@@ -285,3 +330,23 @@ for w in $WORKLOADS; do
 done
 echo
 echo "(n%) = share of the canned HTTP ceiling; !N = N non-2xx responses"
+# table TITLE AWK-CELL: one row per workload, one column per target, the
+# cell printed by AWK-CELL from a results line.
+table() {
+    echo
+    printf '%-8s' "$1"
+    for t in $RAN; do printf ' %22s' "$t"; done
+    echo
+    for w in $WORKLOADS; do
+        printf '%-8s' "$w"
+        for t in $RAN; do
+            awk -v t="$t" -v w="$w" '$1 == t && $2 == w { printf " %22s", '"$2"' }' \
+                "$RESULTS"
+        done
+        echo
+    done
+}
+table "p50/p99" '$5 "/" $6 " ms"'
+table "cpu us" '$7'
+echo "(cpu us = the server's CPU time per request, in microseconds)"
+[ -z "${BENCH_RESULTS:-}" ] || cp "$RESULTS" "$BENCH_RESULTS"

@@ -49,6 +49,9 @@ struct conf {
                                        power-loss */
     uint64_t disk_reserve;          /* bytes set aside for DeleteTable on a
                                        full disk (default 8 MB) */
+    unsigned checkpoint_pages;      /* WAL pages that queue a partition for
+                                       the checkpoint thread (4096; 0:
+                                       SQLite's inline checkpoints) */
     unsigned max_connections;       /* open at once; past it the most idle
                                        one is closed for a new client */
     double idle_timeout;            /* s: an idle keep-alive connection */

@@ -55,6 +55,10 @@ const struct conf_option conf_options[] = {
     { .name = "disk-reserve", .type = CONF_SIZE,
       S(disk_reserve), .def = "8MB",
       .help = "space kept back for DeleteTable when the disk is full" },
+    { .name = "checkpoint-pages", .type = CONF_UINT,
+      S(checkpoint_pages), .min = 0, .max = 1048576, .def = "4096",
+      .help = "WAL pages after which a partition is checkpointed on a "
+              "background thread; 0: inline, by SQLite" },
     { .name = "threads", .type = CONF_UINT,
       S(threads), .min = 1, .max = 1024, .def = NULL, /* conf_defaults */
       .help = "HTTP worker threads (default: number of CPUs)" },

@@ -142,9 +142,10 @@ part_item_encode(struct partition *p, const json_t *item)
  * partition_close) or NULL with err set.
  */
 struct partition *
-partition_open(const char *path, bool power, struct ddb_err *err)
+partition_open(struct storage *s, const char *path, struct ddb_err *err)
 {
     struct partition *p = xcalloc(1, sizeof(*p));
+    bool power = s->opts.durability == STORAGE_DURABLE_POWER;
 
     pthread_mutex_init(&p->mu, NULL);
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
@@ -177,6 +178,10 @@ partition_open(const char *path, bool power, struct ddb_err *err)
             goto fail;
         }
     }
+    if (ckpt_attach(s->ckpt, p, s->opts.checkpoint_pages) != 0) {
+        sql_err(p, err, "init");
+        goto fail;
+    }
     return p;
 fail:
     partition_close(p);
@@ -188,6 +193,7 @@ partition_close(struct partition *p)
 {
     if (p == NULL)
         return;
+    ckpt_detach(p);
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(p->st[i]);
     sqlite3_close(p->db);
@@ -623,6 +629,8 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
                                               "partition");
     if (parent->fenced)                 /* its copies would not be */
         return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
+    for (int i = 0; i < 2; i++)         /* from the checkpoint thread */
+        pthread_mutex_lock(&half[i]->mu);
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_BEGIN, "split begin", err) != 0)
             goto out;
@@ -661,8 +669,10 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
     rc = 0;
 out:
     stmt_done(st);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         rollback(half[i]);              /* where a transaction is open */
+        pthread_mutex_unlock(&half[i]->mu);
+    }
     return rc;
 }
 
@@ -683,6 +693,8 @@ partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
     unsigned i, n = dst->map.n;
     int rc = -1, step;
 
+    for (i = 0; i < n; i++)             /* from the checkpoint thread */
+        pthread_mutex_lock(&dst->parts[i]->mu);
     for (i = 0; i < n; i++) {
         dst->parts[i]->count = dst->parts[i]->bytes = 0;
         if (run_simple(dst->parts[i], ST_BEGIN, "rehash begin", err) != 0)
@@ -737,8 +749,10 @@ partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
     }
     rc = 0;
 out:
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         rollback(dst->parts[i]);        /* where a transaction is open */
+        pthread_mutex_unlock(&dst->parts[i]->mu);
+    }
     return rc;
 }
 

@@ -59,6 +59,9 @@ struct partition {
     uint64_t count, bytes;              /* live rows and sum(size) */
     bool trimmed_valid;                 /* trimmed loaded */
     uint64_t trimmed;                   /* the log's last trimmed number */
+    struct ckpt *ckpt;                  /* checkpoint.c, NULL: SQLite's */
+    unsigned ckpt_pages;                /* queue it past this WAL size */
+    bool ckpt_queued;                   /* in ckpt's queue (ckpt->mu) */
 };
 
 /* ------------------------------------------------------------------------
@@ -165,5 +168,17 @@ int part_log_put_locked(struct partition *p, uint64_t seq, uint64_t ms,
 /* Copy from's whole log and trimmed mark into to's open transaction. */
 int part_log_copy_locked(struct partition *from, struct partition *to,
                          struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Checkpoints off the request path (checkpoint.c)
+ * ---------------------------------------------------------------------- */
+
+/* Checkpoint p, an open on-disk partition not yet shared, on ck's thread
+ * once its WAL passes pages (0 or ck NULL: SQLite's inline autocheckpoint
+ * stays). -1 if the journal size cannot be set. */
+int ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages);
+/* Before p is closed, p unlocked: take it off the queue and wait for a
+ * checkpoint of it that is running. */
+void ckpt_detach(struct partition *p);
 
 #endif

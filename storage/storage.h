@@ -188,6 +188,10 @@ struct storage_opts {
     uint64_t disk_reserve;          /* bytes kept in <data_dir>/RESERVE and
                                        given back when the disk is full, so
                                        DeleteTable can still run; 0: none */
+    unsigned checkpoint_pages;      /* a partition whose WAL passes this
+                                       many pages is checkpointed on a
+                                       background thread; 0: by SQLite,
+                                       inline, past 1,000 pages */
 };
 
 /* The text of a DDB_STORAGE_FULL error (no server paths in it). */

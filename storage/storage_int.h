@@ -72,10 +72,11 @@ struct partition;
 #define PART_RETIRED 2
 
 /* Open (creating if needed, mode 0600 under the umask) the partition
- * database at path, or an in-memory database when path is NULL; commits
- * are fsynced (synchronous=FULL) when power is true. Returns NULL with err
- * set on failure. */
-struct partition *partition_open(const char *path, bool power,
+ * database at path, or an in-memory database when path is NULL, for s:
+ * commits are fsynced (synchronous=FULL) with s's power-loss durability,
+ * and its WAL is checkpointed by s's checkpoint thread (checkpoint.c).
+ * Returns NULL with err set on failure. */
+struct partition *partition_open(struct storage *s, const char *path,
                                  struct ddb_err *err);
 /* Close the connection and free p (NULL is fine). Files are kept. */
 void partition_close(struct partition *p);
@@ -255,6 +256,7 @@ struct storage {
     pthread_mutex_t cat_mu;             /* guards cat */
     pthread_mutex_t ddl_mu;             /* serializes create/delete */
     pthread_rwlock_t map_mu;            /* guards tables/ntables */
+    struct ckpt *ckpt;                  /* checkpoint.c's thread, or NULL */
     struct stable **tables;             /* sorted by name (strcmp) */
     size_t ntables, cap;
 };
@@ -266,6 +268,14 @@ struct storage {
  * ---------------------------------------------------------------------- */
 
 #define STORAGE_BUSY_TIMEOUT_MS 5000
+
+/* checkpoint.c: the thread that checkpoints partitions' WALs (NULL if it
+ * cannot start: SQLite's inline checkpoints then), its stop, and how many
+ * checkpoints it has run. */
+struct ckpt;
+struct ckpt *ckpt_start(void);
+void ckpt_stop(struct ckpt *ck);
+uint64_t ckpt_count(struct ckpt *ck);
 
 /* A fresh random id: STORAGE_ID_LEN hex characters. */
 void storage_new_id(char out[STORAGE_ID_LEN + 1]);

@@ -298,6 +298,8 @@ storage_open_opts(const char *data_dir, const struct storage_opts *opts,
         free(path);
         path = xasprintf("%s/catalog.db", data_dir);
         space_open(s);                  /* space.c: the reserve */
+        if (s->opts.checkpoint_pages > 0)
+            s->ckpt = ckpt_start();     /* before partitions open */
     }
     if (catalog_open(s, path, err) != 0)
         goto out;
@@ -335,6 +337,7 @@ storage_close(struct storage *s)
     for (size_t i = 0; i < s->ntables; i++)
         stable_release(s->tables[i]);
     free(s->tables);
+    ckpt_stop(s->ckpt);                 /* every partition detached */
     sqlite3_close(s->cat);
     pthread_rwlock_destroy(&s->map_mu);
     pthread_mutex_destroy(&s->ddl_mu);

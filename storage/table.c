@@ -52,12 +52,10 @@ int
 playout_open(struct storage *s, struct playout *l, const char *dir,
              struct ddb_err *err)
 {
-    bool power = s->opts.durability == STORAGE_DURABLE_POWER;
-
     for (unsigned i = 0; i < l->map.n; i++) {
         char *path = dir ? storage_part_path(dir, l->files[i]) : NULL;
 
-        l->parts[i] = partition_open(path, power, err);
+        l->parts[i] = partition_open(s, path, err);
         free(path);
         if (l->parts[i] == NULL)
             return -1;
@@ -563,7 +561,6 @@ stable_split_at(struct stable *t, unsigned i, uint64_t at,
     uint64_t *starts, lo, hi, mid;
     char *path;
     bool locked = false;
-    bool power = t->s->opts.durability == STORAGE_DURABLE_POWER;
     int rc = -1;
 
     if (space_admit(t->s, err) != 0)     /* two new files to fill */
@@ -615,12 +612,12 @@ stable_split_at(struct stable *t, unsigned i, uint64_t at,
         k++;
     }
     path = t->dir ? storage_part_path(t->dir, nl->files[i]) : NULL;
-    a = partition_open(path, power, err);
+    a = partition_open(t->s, path, err);
     free(path);
     if (a == NULL)
         goto out;
     path = t->dir ? storage_part_path(t->dir, nl->files[i + 1]) : NULL;
-    b = partition_open(path, power, err);
+    b = partition_open(t->s, path, err);
     free(path);
     if (b == NULL)
         goto out;

@@ -29,4 +29,28 @@ function common.with_target(op)
     return h
 end
 
+-- BENCH_STOP_AFTER=N: each wrk thread stops sending after N responses
+-- (bench/rss.sh runs exact request counts with it; wrk itself still ends
+-- at -d).
+local stop_after = tonumber(os.getenv("BENCH_STOP_AFTER") or "0")
+if stop_after > 0 then
+    local seen = 0
+    response = function()
+        seen = seen + 1
+        if seen >= stop_after then wrk.thread:stop() end
+    end
+end
+
+-- BENCH_SEQ=1: common.key() returns BENCH_SEQ_FROM (0), then the next
+-- ones (wrapping at keys) instead of random keys, so a load writes every
+-- key once.
+local seq_next = tonumber(os.getenv("BENCH_SEQ_FROM") or "0") - 1
+function common.key()
+    if os.getenv("BENCH_SEQ") == "1" then
+        seq_next = (seq_next + 1) % common.keys
+        return seq_next
+    end
+    return math.random(0, common.keys - 1)
+end
+
 return common

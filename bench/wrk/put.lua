@@ -6,7 +6,7 @@ local common = dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "") 
 wrk.headers["X-Amz-Target"] = "DynamoDB_20120810.PutItem"
 
 request = function()
-    local k = math.random(0, common.keys - 1)
+    local k = common.key()
     local body = string.format(
         '{"TableName":"bench_hash","Item":{"pk":{"S":"k%d"},"v":{"S":"%s"},"n":{"N":"%d"}}}',
         k, common.value, k)

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* checkpoint.c - WAL checkpoints off the request path. SQLite's own
+ * policy checkpoints inside the COMMIT that takes the WAL past 1,000
+ * pages: that request copies the WAL into the database file and syncs
+ * both, a multi-millisecond stall for whoever waits behind it. Here the
+ * WAL hook of a partition that passes --checkpoint-pages only queues it,
+ * and one thread per store runs the (passive) checkpoint under the
+ * partition's lock, between requests. Should that thread fall behind, the
+ * commit that takes a WAL past four times the threshold checkpoints
+ * inline, as SQLite would, so the WAL stays bounded. A failed checkpoint
+ * loses nothing: the frames stay in the WAL and the next commit past the
+ * threshold queues the partition again. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/partition_int.h"
+#include "storage/util.h"
+
+struct ckpt {
+    pthread_t th;
+    pthread_mutex_t mu;                 /* guards everything below */
+    pthread_cond_t cv;                  /* work queued, stop, or idle */
+    struct partition **q;               /* queued partitions, FIFO */
+    size_t n, cap;
+    struct partition *busy;             /* being checkpointed (unlocked) */
+    bool stop;
+    uint64_t done;                      /* checkpoints run (tests) */
+};
+
+static void *
+ckpt_main(void *arg)
+{
+    struct ckpt *ck = arg;
+
+    pthread_mutex_lock(&ck->mu);
+    for (;;) {
+        struct partition *p;
+
+        while (ck->n == 0 && !ck->stop)
+            pthread_cond_wait(&ck->cv, &ck->mu);
+        if (ck->stop)
+            break;
+        p = ck->q[0];
+        memmove(ck->q, ck->q + 1, --ck->n * sizeof(*ck->q));
+        ck->busy = p;
+        pthread_mutex_unlock(&ck->mu);
+        /* partition_close() waits while p is busy, so p stays valid */
+        pthread_mutex_lock(&p->mu);
+        p->ckpt_queued = false;
+        if (!p->retired)
+            (void)sqlite3_wal_checkpoint_v2(p->db, NULL,
+                                            SQLITE_CHECKPOINT_PASSIVE, NULL,
+                                            NULL);
+        pthread_mutex_unlock(&p->mu);
+        pthread_mutex_lock(&ck->mu);
+        ck->busy = NULL;
+        ck->done++;
+        pthread_cond_broadcast(&ck->cv);
+    }
+    pthread_mutex_unlock(&ck->mu);
+    return NULL;
+}
+
+struct ckpt *
+ckpt_start(void)
+{
+    struct ckpt *ck = xcalloc(1, sizeof(*ck));
+
+    pthread_mutex_init(&ck->mu, NULL);
+    pthread_cond_init(&ck->cv, NULL);
+    if (pthread_create(&ck->th, NULL, ckpt_main, ck) != 0) {
+        pthread_cond_destroy(&ck->cv);
+        pthread_mutex_destroy(&ck->mu);
+        free(ck);
+        return NULL;                    /* SQLite's inline checkpoints */
+    }
+    return ck;
+}
+
+void
+ckpt_stop(struct ckpt *ck)
+{
+    if (ck == NULL)
+        return;
+    pthread_mutex_lock(&ck->mu);
+    ck->stop = true;
+    pthread_cond_broadcast(&ck->cv);
+    pthread_mutex_unlock(&ck->mu);
+    pthread_join(ck->th, NULL);
+    pthread_cond_destroy(&ck->cv);
+    pthread_mutex_destroy(&ck->mu);
+    free(ck->q);
+    free(ck);
+}
+
+/* p locked (its WAL hook): queue p once. */
+static void
+ckpt_queue(struct ckpt *ck, struct partition *p)
+{
+    pthread_mutex_lock(&ck->mu);
+    if (!p->ckpt_queued && !ck->stop) {
+        if (ck->n == ck->cap) {
+            ck->cap = ck->cap ? ck->cap * 2 : 16;
+            ck->q = xrealloc(ck->q, ck->cap * sizeof(*ck->q));
+        }
+        ck->q[ck->n++] = p;
+        p->ckpt_queued = true;
+        pthread_cond_signal(&ck->cv);
+    }
+    pthread_mutex_unlock(&ck->mu);
+}
+
+/* The WAL hook: SQLite calls it, p locked, after each commit with the
+ * WAL's size in pages. The commit has happened whatever this returns, so
+ * it returns SQLITE_OK always (an error would make COMMIT report one). */
+static int
+wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    struct partition *p = arg;
+
+    (void)name;
+    if (pages >= 4 * (int)p->ckpt_pages)
+        (void)sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                        NULL, NULL);
+    else if (pages >= (int)p->ckpt_pages)
+        ckpt_queue(p->ckpt, p);
+    return SQLITE_OK;
+}
+
+int
+ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages)
+{
+    char sql[96];
+
+    if (ck == NULL || pages == 0 || p->path == NULL)
+        return 0;                       /* SQLite's own checkpoints */
+    /* the WAL file keeps its size after a checkpoint (rewriting it costs
+     * no new blocks) but no more: journal_size_limit truncates it back to
+     * the threshold's frames (a 4 KB page and its 24-byte header each) */
+    snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%llu",
+             (unsigned long long)pages * (4096ull + 24) + 32);
+    if (sqlite3_exec(p->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    p->ckpt = ck;
+    p->ckpt_pages = pages;
+    sqlite3_wal_hook(p->db, wal_hook, p);   /* replaces autocheckpoint */
+    return 0;
+}
+
+void
+ckpt_detach(struct partition *p)
+{
+    struct ckpt *ck = p->ckpt;
+
+    if (ck == NULL)
+        return;
+    pthread_mutex_lock(&ck->mu);
+    for (size_t i = 0; i < ck->n; i++) {
+        if (ck->q[i] == p) {
+            memmove(ck->q + i, ck->q + i + 1,
+                    (ck->n - i - 1) * sizeof(*ck->q));
+            ck->n--;
+            break;
+        }
+    }
+    while (ck->busy == p)
+        pthread_cond_wait(&ck->cv, &ck->mu);
+    pthread_mutex_unlock(&ck->mu);
+    if (p->db != NULL)
+        sqlite3_wal_hook(p->db, NULL, NULL);
+    p->ckpt = NULL;
+}
+
+uint64_t
+ckpt_count(struct ckpt *ck)
+{
+    uint64_t n;
+
+    if (ck == NULL)
+        return 0;
+    pthread_mutex_lock(&ck->mu);
+    n = ck->done;
+    pthread_mutex_unlock(&ck->mu);
+    return n;
+}

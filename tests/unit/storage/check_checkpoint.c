@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* check_checkpoint.c - WAL checkpoints on the store's background thread
+ * (storage/checkpoint.c): a partition whose WAL passes checkpoint_pages
+ * is checkpointed without the writer doing it, the WAL stays bounded, and
+ * every write is still there after the store is closed and reopened,
+ * split, or deleted while its partitions are queued. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/storage_int.h"
+#include "tests/unit/storage/fixture.h"
+
+#define PAGES 8                         /* checkpoint_pages in these tests */
+
+static void
+open_store(unsigned pages)
+{
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    st = storage_open_opts(tmpdir,
+                           &(struct storage_opts){ .checkpoint_pages = pages },
+                           &err);
+    ck_assert_msg(st != NULL, "%s", err.msg);
+}
+
+/* An item of about 1 KB: every write dirties a page of its own. */
+static void
+put(struct stable *t, int i)
+{
+    char pk[32], pad[1024];
+    struct item_key k;
+    struct ddb_err err;
+    json_t *item;
+
+    snprintf(pk, sizeof(pk), "k%05d", i);
+    memset(pad, 'p', sizeof(pad) - 1);
+    pad[sizeof(pad) - 1] = '\0';
+    item = json_pack("{s{ss}s{ss}s{si}}", "pk", "S", pk, "pad", "S", pad,
+                     "n", "N", "1");
+    json_object_set_new(json_object_get(item, "n"), "N",
+                        json_sprintf("%d", i));
+    ddb_err_init(&err);
+    fixture_skey(&k, pk, NULL);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
+    json_decref(item);
+}
+
+static long
+get(struct stable *t, int i)
+{
+    char pk[32];
+
+    snprintf(pk, sizeof(pk), "k%05d", i);
+    return fixture_get_num(t, pk, NULL, "n");
+}
+
+/* The largest *.db-wal under tmpdir/tables/<id>/, in bytes. */
+static long
+max_wal(void)
+{
+    char path[512];
+    DIR *top, *d;
+    struct dirent *e, *f;
+    struct stat sb;
+    long max = 0;
+
+    snprintf(path, sizeof(path), "%s/tables", tmpdir);
+    top = opendir(path);
+    ck_assert_ptr_nonnull(top);
+    while ((e = readdir(top)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/tables/%s", tmpdir, e->d_name);
+        if ((d = opendir(path)) == NULL)
+            continue;
+        while ((f = readdir(d)) != NULL) {
+            size_t n = strlen(f->d_name);
+
+            if (n < 7 || strcmp(f->d_name + n - 7, ".db-wal") != 0)
+                continue;
+            snprintf(path, sizeof(path), "%s/tables/%s/%s", tmpdir,
+                     e->d_name, f->d_name);
+            if (stat(path, &sb) == 0 && sb.st_size > max)
+                max = (long)sb.st_size;
+        }
+        closedir(d);
+    }
+    closedir(top);
+    return max;
+}
+
+/* Wait (at most 5 s) until the thread has run more than n checkpoints. */
+static bool
+wait_checkpoints(uint64_t n)
+{
+    for (int i = 0; i < 500; i++) {
+        if (ckpt_count(st->ckpt) > n)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+START_TEST(test_background_checkpoint)
+{
+    struct stable *t;
+
+    open_store(PAGES);
+    ck_assert_ptr_nonnull(st->ckpt);
+    t = fixture_table("T", 1);
+    ck_assert_uint_eq(ckpt_count(st->ckpt), 0);
+    for (int i = 0; i < 3 * PAGES; i++)
+        put(t, i);
+    /* the thread did it, not the writer */
+    ck_assert(wait_checkpoints(0));
+    for (int i = 0; i < 3 * PAGES; i++)
+        ck_assert_int_eq(get(t, i), i);
+    stable_release(t);
+}
+END_TEST
+
+/* Many writes in a row: the WAL never grows much past the threshold
+ * (SQLite's own policy would let it reach 1,000 pages), and everything
+ * is there after a reopen. */
+START_TEST(test_wal_bounded_and_reopen)
+{
+    struct stable *t;
+
+    open_store(PAGES);
+    t = fixture_table("T", 1);
+    for (int i = 0; i < 600; i++) {
+        put(t, i);
+        ck_assert_int_le(max_wal(), 8 * PAGES * 4200);
+    }
+    stable_release(t);
+    storage_close(st);
+    st = NULL;
+    open_store(PAGES);
+    t = storage_table_get(st, "T");
+    ck_assert_ptr_nonnull(t);
+    for (int i = 0; i < 600; i++)
+        ck_assert_int_eq(get(t, i), i);
+    stable_release(t);
+}
+END_TEST
+
+/* checkpoint_pages 0: SQLite's inline checkpoints, no thread. */
+START_TEST(test_off)
+{
+    struct stable *t;
+
+    open_store(0);
+    ck_assert_ptr_null(st->ckpt);
+    t = fixture_table("T", 1);
+    for (int i = 0; i < 50; i++)
+        put(t, i);
+    for (int i = 0; i < 50; i++)
+        ck_assert_int_eq(get(t, i), i);
+    stable_release(t);
+}
+END_TEST
+
+/* Partitions queued for a checkpoint go away (a split retires one, a
+ * delete closes them) without the thread touching a closed connection. */
+START_TEST(test_split_and_delete_while_queued)
+{
+    struct ddb_err err;
+    struct stable *t;
+
+    open_store(PAGES);
+    ddb_err_init(&err);
+    for (int round = 0; round < 20; round++) {
+        t = fixture_table("T", 2);
+        for (int i = 0; i < 4 * PAGES; i++)
+            put(t, i);
+        if (round % 2 == 0) {
+            ck_assert_int_eq(stable_split_at(t, 0, 1ull << 62, &err), 0);
+            for (int i = 0; i < 4 * PAGES; i++)
+                ck_assert_int_eq(get(t, i), i);
+        }
+        stable_release(t);
+        ck_assert_int_eq(storage_table_delete(st, "T", &err), 0);
+    }
+}
+END_TEST
+
+static Suite *
+checkpoint_suite(void)
+{
+    Suite *s = suite_create("checkpoint");
+    TCase *tc = tcase_create("checkpoint");
+
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_background_checkpoint);
+    tcase_add_test(tc, test_wal_bounded_and_reopen);
+    tcase_add_test(tc, test_off);
+    tcase_add_test(tc, test_split_and_delete_while_queued);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(checkpoint_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
