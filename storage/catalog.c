@@ -312,14 +312,15 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
 
 /*
  * Create table name with nparts partitions evenly over the ring. desc is
- * copied. Partition files are made first, then the catalog names them in
- * one transaction; a crash in between leaves an orphan directory that the
+ * copied. Partition files are made first (and filled by fill, when given,
+ * while nobody else can see them), then the catalog names them in one
+ * transaction; a crash in between leaves an orphan directory that the
  * next storage_open() removes. ResourceInUseException if name exists.
  */
 int
-storage_table_create(struct storage *s, const char *name,
+catalog_table_create(struct storage *s, const char *name,
                      const json_t *desc, unsigned nparts,
-                     struct ddb_err *err)
+                     catalog_fill_fn *fill, void *arg, struct ddb_err *err)
 {
     struct playout *l = NULL;
     struct stable *t = NULL;
@@ -353,6 +354,8 @@ storage_table_create(struct storage *s, const char *name,
             goto out;
     }
     if (playout_open(s, l, dir, err) != 0)
+        goto out;
+    if (fill != NULL && fill(arg, l, err) != 0)
         goto out;
     if (dir != NULL) {                  /* the names, before the catalog
                                            points at them */
@@ -396,6 +399,14 @@ out:
     if (rc != 0)
         space_note(s, err);
     return rc;
+}
+
+int
+storage_table_create(struct storage *s, const char *name,
+                     const json_t *desc, unsigned nparts,
+                     struct ddb_err *err)
+{
+    return catalog_table_create(s, name, desc, nparts, NULL, NULL, err);
 }
 
 /*

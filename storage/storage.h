@@ -42,6 +42,14 @@ enum ddb_errtype {
     DDB_INTERNAL,                   /* InternalServerError (500) */
     DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
                                        holding the data is full */
+    /* The backup, restore and resource-policy families' own codes. */
+    DDB_TABLE_NOT_FOUND,            /* TableNotFoundException */
+    DDB_TABLE_ALREADY_EXISTS,       /* TableAlreadyExistsException */
+    DDB_TABLE_IN_USE,               /* TableInUseException */
+    DDB_BACKUP_NOT_FOUND,           /* BackupNotFoundException */
+    DDB_BACKUP_IN_USE,              /* BackupInUseException */
+    DDB_POLICY_NOT_FOUND,           /* PolicyNotFoundException */
+    DDB_GLOBAL_TABLE_NOT_FOUND,     /* GlobalTableNotFoundException */
     DDB_ERRTYPE_COUNT
 };
 
@@ -171,6 +179,8 @@ struct storage_opts {
     uint64_t disk_reserve;          /* bytes kept in <data_dir>/RESERVE and
                                        given back when the disk is full, so
                                        DeleteTable can still run; 0: none */
+    const char *backup_dir;         /* where backups are kept (borrowed);
+                                       NULL or "": <data_dir>/backups */
 };
 
 /* The text of a DDB_STORAGE_FULL error (no server paths in it). */
@@ -296,6 +306,44 @@ int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
  * table is then unchanged), e.g. when the range holds a single position.
  */
 int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+
+/*
+ * Backups (storage/backup.c): a consistent copy of a set of tables (a
+ * table and its hidden index tables), kept until deleted, whatever happens
+ * to the tables, and across restarts. key names it; meta (copied) is the
+ * caller's and opaque here. The entries of storage_backup_list() (oldest
+ * first, a new array) and storage_backup_get() (a new reference, NULL when
+ * there is no such backup) are {"key", "meta", "members": [{"name",
+ * "items", "bytes", "files"}]}: per table copied, its name, item count and
+ * bytes (sum of sizes) in the copy.
+ *
+ * storage_backup_create copies tables[0..n) (borrowed handles) without
+ * stopping their writes: each partition is copied with SQLite's online
+ * backup, a few pages per lock, and the last pages of all of them with
+ * every partition locked at once, so the copy is one consistent cut (a
+ * transaction is in all of it or in none). The backup exists once its
+ * files are durable and the catalog names it: a crash before that leaves
+ * no backup, and the next open removes its files. -1 with err on failure
+ * (nothing kept).
+ *
+ * storage_backup_restore creates table name (desc copied) over nparts
+ * partitions holding the items of the backup's table member: they are
+ * loaded before the catalog names the table, so a crash leaves it whole
+ * or absent. Items only: other rows a partition keeps (a change log) are
+ * not restored. Errors as storage_table_create, and DDB_RESOURCE_NOT_FOUND
+ * when there is no such backup (also from storage_backup_delete).
+ */
+int storage_backup_create(struct storage *s, const char *key,
+                          struct stable *const *tables, size_t n,
+                          const json_t *meta, struct ddb_err *err);
+json_t *storage_backup_list(struct storage *s);
+json_t *storage_backup_get(struct storage *s, const char *key);
+int storage_backup_delete(struct storage *s, const char *key,
+                          struct ddb_err *err);
+int storage_backup_restore(struct storage *s, const char *key,
+                           const char *member, const char *name,
+                           const json_t *desc, unsigned nparts,
+                           struct ddb_err *err);
 
 /*
  * Multi-item transactions across partitions and tables (storage/txn.c).

@@ -80,6 +80,20 @@ static const struct {
      * free. A ValidationException would tell the caller to change it. */
     [DDB_STORAGE_FULL] = {
         "InternalServerError", NS_DDB, 500, KEY_LOWER },
+    [DDB_TABLE_NOT_FOUND] = {
+        "TableNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TABLE_ALREADY_EXISTS] = {
+        "TableAlreadyExistsException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TABLE_IN_USE] = {
+        "TableInUseException", NS_DDB, 400, KEY_LOWER },
+    [DDB_BACKUP_NOT_FOUND] = {
+        "BackupNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_BACKUP_IN_USE] = {
+        "BackupInUseException", NS_DDB, 400, KEY_LOWER },
+    [DDB_POLICY_NOT_FOUND] = {
+        "PolicyNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_GLOBAL_TABLE_NOT_FOUND] = {
+        "GlobalTableNotFoundException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int
