@@ -65,6 +65,7 @@ struct api_call {
     const char *region;             /* its credential scope's region, or
                                        the configured default */
     const char *access_key;         /* its access key id, or "" */
+    const char *host;               /* the Host header, or NULL */
 };
 
 /* The answer: a JSON body (DynamoDB's compact form) and its status. */

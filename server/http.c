@@ -283,6 +283,7 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
     call.len = rq->len;
     call.region = region;
     call.access_key = akid;
+    call.host = header(conn, MHD_HTTP_HEADER_HOST);
     api_dispatch(h->srv, &call, &ar);
     if (h->conf->log_level >= LOG_DEBUG)
         fprintf(stderr, "shardlocal: %s %u %.*s\n",

@@ -46,6 +46,8 @@ struct api_ctx {
     const char *region;             /* from the credential scope */
     const char *access_key;
     uint64_t now_ms;                /* wall clock at request start */
+    const char *host;               /* the Host header the caller used, or
+                                       NULL (DescribeEndpoints) */
 };
 
 /* req is borrowed; on success *resp is a new reference the caller owns and

@@ -297,6 +297,10 @@ tables_desc_new(const struct api_ctx *ctx, const json_t *req,
     json_object_set_new(desc, "WarmThroughput", warm_json(*nparts, "ACTIVE"));
     if (json_is_array(tags))
         json_object_set_new(desc, PRIV_TAGS, json_clone(tags));
+    if (c->policy != NULL) {
+        tables_policy_store(ctx, desc, c->policy);
+        c->policy = NULL;
+    }
     tables_set_status(ctx, desc, "CREATING", now);
     add_index_descs(ctx, req, desc, c->on_demand, gparts);
     if (strcmp(tables_str(desc, "TableStatus"), "ACTIVE") == 0 &&

@@ -16,6 +16,25 @@ api_handler api_create_table, api_describe_table, api_list_tables,
     api_update_table, api_delete_table;
 api_handler api_describe_contributor_insights,
     api_update_contributor_insights, api_list_contributor_insights;
+/* Tags (tags.c), resource policies (policy.c), backups (backup.c,
+ * restore.c), limits and endpoints (limits.c), and what needs other
+ * regions or services (external.c). */
+api_handler api_tag_resource, api_untag_resource, api_list_tags_of_resource;
+api_handler api_put_resource_policy, api_get_resource_policy,
+    api_delete_resource_policy;
+api_handler api_create_backup, api_describe_backup, api_delete_backup,
+    api_list_backups, api_restore_table_from_backup,
+    api_describe_continuous_backups;
+api_handler api_describe_limits, api_describe_endpoints;
+api_handler api_create_global_table, api_update_global_table,
+    api_describe_global_table, api_describe_global_table_settings,
+    api_update_global_table_settings, api_list_global_tables;
+api_handler api_describe_kinesis_streaming_destination,
+    api_enable_kinesis_streaming_destination,
+    api_disable_kinesis_streaming_destination,
+    api_update_kinesis_streaming_destination;
+api_handler api_describe_table_replica_auto_scaling,
+    api_update_table_replica_auto_scaling;
 
 /* The table's ARN for the request's region and the configured account. */
 void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,

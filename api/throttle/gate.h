@@ -137,6 +137,12 @@ void gate_table_update(struct api_ctx *ctx, struct stable *t,
  */
 int gate_table_resize(struct api_ctx *ctx, struct stable *t,
                       const json_t *desc, struct ddb_err *err);
+/* TagResource, UntagResource: the "shardlocal:" knobs among desc's tags
+ * (desc borrowed: the new description) take effect at once on the
+ * table's throttle state and its GSIs'; a knob removed falls back to the
+ * server's setting. */
+void gate_table_retag(struct api_ctx *ctx, struct stable *t,
+                      const json_t *desc);
 /* CreateTable: start the new table's throttle state now (a stale one of
  * the same name is dropped first), so its banks fill from creation. */
 void gate_table_created(struct api_ctx *ctx, const char *table);
