@@ -66,7 +66,8 @@ main(int argc, char **argv)
                                                      DURABILITY_POWER_LOSS
                                                  ? STORAGE_DURABLE_POWER
                                                  : STORAGE_DURABLE_PROCESS,
-                               .disk_reserve = c.disk_reserve },
+                               .disk_reserve = c.disk_reserve,
+                               .backup_dir = c.backup_dir },
                            &err);
     if (st == NULL) {
         fprintf(stderr, "shardlocal: cannot open storage%s%s: %s\n",
