@@ -222,7 +222,8 @@ description(const json_t *row, const char *arn, const char *status)
 /*
  * Is a table being restored from the backup with id key (its restore still
  * CREATING)? Then its name goes to table and the answer is true: one
- * backup feeds one restore at a time (DDB-BACKUP-010).
+ * backup feeds one restore at a time (DDB-BACKUP-010). Under the DDL
+ * lock, so that a restore starting or DeleteBackup cannot slip between.
  */
 bool
 tables_restoring_from(struct api_ctx *ctx, const char *key, char *table,
@@ -239,7 +240,7 @@ tables_restoring_from(struct api_ctx *ctx, const char *key, char *table,
     for (i = 0; i < json_array_size(names) && !found; i++) {
         n = json_string_value(json_array_get(names, i));
         if (n == NULL || index_is_hidden_name(n) ||
-            tables_open_settled(ctx, n, false, &t, &desc, &e) != 0) {
+            tables_open_settled(ctx, n, true, &t, &desc, &e) != 0) {
             ddb_err_clear(&e);
             continue;
         }
@@ -412,12 +413,14 @@ api_delete_backup(struct api_ctx *ctx, const json_t *req, json_t **resp,
 
     if (row == NULL)
         return -1;
-    if (tables_restoring_from(ctx, a.sub, table, sizeof(table))) {
+    api_ddl_lock();
+    if (tables_restoring_from(ctx, a.sub, table, sizeof(table)))
         ddb_err_set(err, DDB_BACKUP_IN_USE, "Backup is being used to restore "
                     "table: %s", arn);
-        goto out;
-    }
-    if (storage_backup_delete(ctx->srv->st, a.sub, err) != 0) {
+    else
+        rc = storage_backup_delete(ctx->srv->st, a.sub, err);
+    api_ddl_unlock();
+    if (rc != 0) {
         if (err->type == DDB_RESOURCE_NOT_FOUND)
             ddb_err_set(err, DDB_BACKUP_NOT_FOUND, "Backup not found: %s",
                         arn);

@@ -520,11 +520,6 @@ api_restore_table_from_backup(struct api_ctx *ctx, const json_t *req,
     if (build_request(&r, err) != 0 ||
         tables_check_create(ctx, r.creq, &c, err) != 0)
         goto out;
-    if (tables_restoring_from(ctx, r.a.sub, busy, sizeof(busy))) {
-        ddb_err_set(err, DDB_BACKUP_IN_USE, "Backup is being used to restore "
-                    "another table: %s", r.arn);
-        goto out;
-    }
     desc = tables_desc_new(ctx, r.creq, &c, now, &nparts, gparts);
     set_sse(ctx, &r, desc);
     /* the summary shows while the table is CREATING (status.c drops it
@@ -532,7 +527,11 @@ api_restore_table_from_backup(struct api_ctx *ctx, const json_t *req,
     if (json_str_is(json_object_get(desc, "TableStatus"), "CREATING"))
         json_object_set_new(desc, "RestoreSummary", restore_summary(&r));
     api_ddl_lock();
+    /* the target first: a replayed restore is TableInUse (DDB-TABLE-463) */
     rc = check_name_free(ctx, r.target, err);
+    if (rc == 0 && tables_restoring_from(ctx, r.a.sub, busy, sizeof(busy)))
+        rc = ddb_err_set(err, DDB_BACKUP_IN_USE, "Backup is being used to "
+                         "restore another table: %s", r.arn);
     if (rc == 0)
         rc = make_tables(ctx, &r, desc, nparts, gparts, err);
     api_ddl_unlock();

@@ -132,7 +132,7 @@ void tables_policy_store(const struct api_ctx *ctx, json_t *desc,
 json_t *tables_backup_find(const struct api_ctx *ctx, const char *s,
                            struct tables_arn *a, struct ddb_err *err);
 /* A table is being restored from the backup with id key (CREATING, its
- * name into table). */
+ * name into table). Under the DDL lock (api_ddl_lock). */
 bool tables_restoring_from(struct api_ctx *ctx, const char *key,
                            char *table, size_t tablesz);
 /* desc describes an on-demand (PAY_PER_REQUEST) table. */
