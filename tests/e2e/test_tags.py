@@ -63,7 +63,8 @@ class TestTagging(TagsCase):
 
     def test_create_table_tags_are_listed(self):
         name = unique_name("tagsc")
-        tags = [{"Key": "str1", "Value": "str2"}, {"Key": "kkk", "Value": "vv"}]
+        tags = [{"Key": "str1", "Value": "str2"},
+                {"Key": "kkk", "Value": "vv"}]
         create_table(self.c, name, Tags=tags)
         self.addCleanup(delete_table_quietly, self.c, name)
         arn = self.c.describe_table(TableName=name)["Table"]["TableArn"]
