@@ -444,9 +444,13 @@ time_ms(const json_t *req, const char *name)
 {
     const json_t *v = json_object_get(req, name);
 
+    double ms;
+
     if (!json_is_number(v))
         return -1;
-    return (long long)(json_number_value(v) * 1000.0 + 0.5);
+    ms = json_number_value(v) * 1000.0 + 0.5;
+    /* clamped before the conversion: 1e300 seconds is no overflow */
+    return ms <= 0 ? 0 : ms >= 9e15 ? 9000000000000000LL : (long long)ms;
 }
 
 static int

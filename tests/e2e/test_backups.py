@@ -7,10 +7,12 @@
 # (DDB-BACKUP-0xx, DDB-TABLE-2xx, 2026-10) and the dynamodb-conformance
 # suite's backups/onDemand.test.ts. Restores with a status delay, restarts
 # and kill -9 are in test_backup_durability.py.
+import json
 import time
 import unittest
+import urllib.request
 
-from e2e_common import (ACCOUNT, REGION, E2ECase, create_table,
+from e2e_common import (ACCOUNT, ENDPOINT, REGION, E2ECase, create_table,
                         delete_table_quietly, unique_name, wait_active)
 from test_batch import unvalidated_client
 
@@ -21,6 +23,19 @@ def S(v):
 
 def N(v):
     return {"N": str(v)}
+
+
+def raw_call(target, body):
+    """POST a JSON body as is (no client-side checks or encoding)."""
+    req = urllib.request.Request(ENDPOINT + "/", data=json.dumps(
+        body).encode(), headers={
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": "DynamoDB_20120810." + target,
+            "Authorization": "AWS4-HMAC-SHA256 Credential=x/20240101/"
+                             "us-east-1/dynamodb/aws4_request, "
+                             "SignedHeaders=host, Signature=0"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
 
 
 class BackupCase(E2ECase):
@@ -255,6 +270,16 @@ class TestListBackups(BackupCase):
                               "equal to upper bound",
                               TimeRangeLowerBound=2000000000,
                               TimeRangeUpperBound=1000000000)
+        # bounds far outside any date (a raw request): no overflow, the
+        # whole range
+        if ENDPOINT:
+            t = self.make_table("bkl")
+            arn = self.backup(t)["BackupDetails"]["BackupArn"]
+            r = raw_call("ListBackups", {"TableName": t,
+                                         "TimeRangeLowerBound": -1e300,
+                                         "TimeRangeUpperBound": 1e300})
+            self.assertEqual([b["BackupArn"]
+                              for b in r["BackupSummaries"]], [arn])
         raw = unvalidated_client()
         self.assertValidation(raw.list_backups,
                               "1 validation error detected: Value '0' at "
