@@ -55,17 +55,27 @@ gt_not_found(const char *name, struct ddb_err *err)
                        "name: '%s' does not exist.", name);
 }
 
+/* The 2017.11.29 calls on a checked name: a creation is the version
+ * error, anything else finds no global table. */
+static int
+gt_answer(const json_t *req, bool create, struct ddb_err *err)
+{
+    const char *name;
+
+    if (check_gt_name(req, &name, err) != 0)
+        return -1;
+    if (create)
+        return ddb_err_set(err, DDB_VALIDATION, LEGACY_GT_MSG);
+    return gt_not_found(name, err);
+}
+
 int
 api_create_global_table(struct api_ctx *ctx, const json_t *req,
                         json_t **resp, struct ddb_err *err)
 {
-    const char *name;
-
     (void)ctx;
     (void)resp;
-    if (check_gt_name(req, &name, err) != 0)
-        return -1;
-    return ddb_err_set(err, DDB_VALIDATION, LEGACY_GT_MSG);
+    return gt_answer(req, true, err);
 }
 
 /* A Create among the updates is the version error; otherwise (Delete) the
@@ -100,13 +110,9 @@ int
 api_describe_global_table(struct api_ctx *ctx, const json_t *req,
                           json_t **resp, struct ddb_err *err)
 {
-    const char *name;
-
     (void)ctx;
     (void)resp;
-    if (check_gt_name(req, &name, err) != 0)
-        return -1;
-    return gt_not_found(name, err);
+    return gt_answer(req, false, err);
 }
 
 int
@@ -228,6 +234,18 @@ api_describe_kinesis_streaming_destination(struct api_ctx *ctx,
     return 0;
 }
 
+/* The table of req past CREATING, then a ValidationException with msg. */
+static int
+kinesis_refused(struct api_ctx *ctx, const json_t *req, const char *msg,
+                struct ddb_err *err)
+{
+    char name[TABLES_NAME_MAX];
+
+    if (kinesis_table(ctx, req, name, sizeof(name), err) != 0)
+        return -1;
+    return ddb_err_set(err, DDB_VALIDATION, "%s", msg);
+}
+
 /* Refused: there is no Kinesis here to stream to. The message says "is
  * not supported", as DynamoDB's refusals of unsupported features do, so
  * that clients and test suites can tell it from a bad request. */
@@ -236,16 +254,13 @@ api_enable_kinesis_streaming_destination(struct api_ctx *ctx,
                                          const json_t *req, json_t **resp,
                                          struct ddb_err *err)
 {
-    char name[TABLES_NAME_MAX];
-
     (void)resp;
-    if (kinesis_table(ctx, req, name, sizeof(name), err) != 0)
-        return -1;
-    return ddb_err_set(err, DDB_VALIDATION, "One or more parameter values "
-                       "were invalid: Kinesis Data Streams for DynamoDB is "
-                       "not supported locally: shardlocal has no Kinesis "
-                       "data stream to deliver the table's changes to "
-                       "(DynamoDB Streams is the local change feed)");
+    return kinesis_refused(ctx, req, "One or more parameter values were "
+                           "invalid: Kinesis Data Streams for DynamoDB is "
+                           "not supported locally: shardlocal has no "
+                           "Kinesis data stream to deliver the table's "
+                           "changes to (DynamoDB Streams is the local "
+                           "change feed)", err);
 }
 
 /* With no destination, nothing is ACTIVE to disable (DDB-TABLE-302: a
@@ -255,15 +270,11 @@ api_disable_kinesis_streaming_destination(struct api_ctx *ctx,
                                           const json_t *req, json_t **resp,
                                           struct ddb_err *err)
 {
-    char name[TABLES_NAME_MAX];
-
     (void)resp;
-    if (kinesis_table(ctx, req, name, sizeof(name), err) != 0)
-        return -1;
-    return ddb_err_set(err, DDB_VALIDATION, "Table is not in a valid state "
-                       "to enable Kinesis Streaming Destination: "
-                       "KinesisStreamingDestination must be ACTIVE to "
-                       "perform DISABLE operation.");
+    return kinesis_refused(ctx, req, "Table is not in a valid state to "
+                           "enable Kinesis Streaming Destination: "
+                           "KinesisStreamingDestination must be ACTIVE to "
+                           "perform DISABLE operation.", err);
 }
 
 /* The configuration's check first, then nothing ACTIVE to update

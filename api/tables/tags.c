@@ -265,51 +265,60 @@ out:
  * The operations
  * ---------------------------------------------------------------------- */
 
-int
-api_tag_resource(struct api_ctx *ctx, const json_t *req, json_t **resp,
-                 struct ddb_err *err)
+/* The table's tags with list applied: upserted (add: a key already there
+ * takes the new value in its place) or removed (keys). A new array. */
+static json_t *
+tags_apply(const json_t *have, const json_t *list, bool add)
 {
-    const char *arn = tables_str(req, "ResourceArn");
-    const json_t *tags = json_object_get(req, "Tags"), *tag;
-    struct tables_arn a;
+    json_t *out = json_array(), *tag, *old;
+    const json_t *e;
+    size_t i, j;
+
+    json_array_foreach(have, i, tag) {
+        bool drop = false;
+
+        json_array_foreach(list, j, e)
+            drop = drop || (!add && json_same(json_object_get(tag, "Key"),
+                                              e));
+        if (!drop)
+            json_array_append_new(out, json_deep_copy(tag));
+    }
+    json_array_foreach(add ? list : NULL, i, e) {
+        old = tag_find(out, json_object_get(e, "Key"));
+        if (old != NULL)
+            json_object_set(old, "Value", json_object_get(e, "Value"));
+        else
+            json_array_append_new(out, json_pack("{s:O, s:O}", "Key",
+                                                 json_object_get(e, "Key"),
+                                                 "Value",
+                                                 json_object_get(e,
+                                                                 "Value")));
+    }
+    return out;
+}
+
+/* TagResource (add) or UntagResource on a checked ResourceArn: the
+ * change under the DDL lock. The limit holds for the tags the table
+ * would have (DDB-TABLE-108). */
+static int
+tags_change(struct api_ctx *ctx, const char *arn, const struct tables_arn *a,
+            const json_t *list, bool add, json_t **resp, struct ddb_err *err)
+{
     struct stable *t = NULL;
-    json_t *desc = NULL, *merged, *have;
-    size_t i;
+    json_t *desc = NULL, *tags;
     int rc = -1;
 
-    if (check_members(req, "Tags", err) != 0 ||
-        tables_resource_arn(ctx, arn, false, &a, err) != 0 ||
-        tables_check_tags(tags, false, err) != 0)
-        return -1;
     api_ddl_lock();
-    if (tag_open(ctx, arn, &a, true, &t, &desc, err) != 0)
+    if (tag_open(ctx, arn, a, true, &t, &desc, err) != 0)
         goto out;
-    /* Upsert: a key already there takes the new value in its place. */
-    merged = json_clone(json_object_get(desc, PRIV_TAGS));
-    if (!json_is_array(merged)) {
-        json_decref(merged);
-        merged = json_array();
-    }
-    json_array_foreach(tags, i, tag) {
-        have = tag_find(merged, json_object_get(tag, "Key"));
-        if (have != NULL)
-            json_object_set(have, "Value", json_object_get(tag, "Value"));
-        else
-            json_array_append_new(merged, json_pack("{s:O, s:O}", "Key",
-                                                    json_object_get(tag,
-                                                                    "Key"),
-                                                    "Value",
-                                                    json_object_get(tag,
-                                                                    "Value")));
-    }
-    /* The limit holds for the tags the table would have (DDB-TABLE-108). */
-    if (json_array_size(merged) > TABLES_TAGS_MAX) {
-        json_decref(merged);
+    tags = tags_apply(json_object_get(desc, PRIV_TAGS), list, add);
+    if (json_array_size(tags) > TABLES_TAGS_MAX) {
+        json_decref(tags);
         ddb_err_set(err, DDB_VALIDATION, "Number of Tags exceed the current "
                     "limit for the provided ResourceArn");
         goto out;
     }
-    if (tags_store(ctx, a.table, t, desc, merged, err) != 0)
+    if (tags_store(ctx, a->table, t, desc, tags, err) != 0)
         goto out;
     *resp = json_object();
     rc = 0;
@@ -322,16 +331,28 @@ out:
 }
 
 int
+api_tag_resource(struct api_ctx *ctx, const json_t *req, json_t **resp,
+                 struct ddb_err *err)
+{
+    const char *arn = tables_str(req, "ResourceArn");
+    const json_t *tags = json_object_get(req, "Tags");
+    struct tables_arn a;
+
+    if (check_members(req, "Tags", err) != 0 ||
+        tables_resource_arn(ctx, arn, false, &a, err) != 0 ||
+        tables_check_tags(tags, false, err) != 0)
+        return -1;
+    return tags_change(ctx, arn, &a, tags, true, resp, err);
+}
+
+int
 api_untag_resource(struct api_ctx *ctx, const json_t *req, json_t **resp,
                    struct ddb_err *err)
 {
     const char *arn = tables_str(req, "ResourceArn");
     const json_t *keys = json_object_get(req, "TagKeys"), *key;
     struct tables_arn a;
-    struct stable *t = NULL;
-    json_t *desc = NULL, *kept, *tag;
     size_t i;
-    int rc = -1;
 
     if (check_members(req, "TagKeys", err) != 0 ||
         tables_resource_arn(ctx, arn, false, &a, err) != 0)
@@ -346,29 +367,7 @@ api_untag_resource(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (json_array_size(keys) > TABLES_TAGS_MAX)
         return ddb_err_set(err, DDB_VALIDATION, "Number of Tags exceed the "
                            "current limit for the provided ResourceArn");
-    api_ddl_lock();
-    if (tag_open(ctx, arn, &a, true, &t, &desc, err) != 0)
-        goto out;
-    kept = json_array();
-    json_array_foreach(json_object_get(desc, PRIV_TAGS), i, tag) {
-        bool drop = false;
-        size_t j;
-
-        json_array_foreach(keys, j, key)
-            drop = drop || json_same(json_object_get(tag, "Key"), key);
-        if (!drop)
-            json_array_append(kept, tag);
-    }
-    if (tags_store(ctx, a.table, t, desc, kept, err) != 0)
-        goto out;
-    *resp = json_object();
-    rc = 0;
-out:
-    api_ddl_unlock();
-    json_decref(desc);
-    if (t != NULL)
-        stable_release(t);
-    return rc;
+    return tags_change(ctx, arn, &a, keys, false, resp, err);
 }
 
 /*

@@ -22,40 +22,10 @@
  * Helpers
  * ---------------------------------------------------------------------- */
 
-struct put_arg {
-    const char *pk;
-    long v;
-};
-
-/* stable_mutate_fn: {"pk": pk, "v": v}; with a negative delta in v and an
- * item present, add v to the stored value instead (add_arg below). */
-static int
-put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    struct put_arg *a = arg;
-    char num[32];
-
-    (void)old;
-    (void)keep;
-    (void)err;
-    snprintf(num, sizeof(num), "%ld", a->v);
-    *new_item = json_pack("{s:{s:s}, s:{s:s}}", "pk", "S", a->pk, "v", "N",
-                          num);
-    *new_size = 7 + strlen(a->pk) + strlen(num);
-    return 0;
-}
-
 static void
 put(struct stable *t, const char *pk, long v)
 {
-    struct put_arg a = { pk, v };
-    struct item_key k;
-    struct ddb_err err;
-
-    ddb_err_init(&err);
-    fixture_skey(&k, pk, NULL);
-    ck_assert_int_eq(stable_mutate(t, &k, put_fn, &a, &err), 0);
+    fixture_put_num(t, pk, "v", v);
 }
 
 static long
@@ -329,21 +299,6 @@ struct cut {
 static const char *const keys[NKEYS] = { "c0", "c1", "c2", "c3",
                                          "c4", "c5", "c6", "c7" };
 
-struct add_arg {
-    const char *pk;
-    long delta;
-};
-
-static int
-add_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    struct add_arg *a = arg;
-    struct put_arg p = { a->pk, fixture_num(old, "v") + a->delta };
-
-    return put_fn(&p, old, new_item, new_size, keep, err);
-}
-
 static void *
 transfers(void *arg)
 {
@@ -355,18 +310,19 @@ transfers(void *arg)
     ddb_err_init(&err);
     while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
         int x = rand_r(&seed) % NKEYS, y = rand_r(&seed) % NKEYS;
-        struct add_arg ax = { keys[x], -7 }, ay = { keys[y], 7 };
+        struct fixture_num_arg ax = { keys[x], "v", -7 },
+                               ay = { keys[y], "v", 7 };
 
         if (x == y)
             continue;
         memset(ops, 0, sizeof(ops));
         ops[0].t = x % 2 ? c->b : c->a;       /* even in a, odd in b */
         fixture_skey(&ops[0].k, keys[x], NULL);
-        ops[0].fn = add_fn;
+        ops[0].fn = fixture_add_num_fn;
         ops[0].arg = &ax;
         ops[1].t = y % 2 ? c->b : c->a;
         fixture_skey(&ops[1].k, keys[y], NULL);
-        ops[1].fn = add_fn;
+        ops[1].fn = fixture_add_num_fn;
         ops[1].arg = &ay;
         ck_assert_int_eq(stable_txn(ops, 2, &err), 0);
     }
