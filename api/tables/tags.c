@@ -60,7 +60,7 @@ tag_char_ok(uint32_t c)
     if (c < 0x80)
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                (c >= '0' && c <= '9') || c == ' ' ||
-               strchr("_.:/=+-@", (int)c) != NULL;
+               (c != 0 && strchr("_.:/=+-@", (int)c) != NULL);
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         if (c >= refused[i].lo && c <= refused[i].hi)
             return false;
