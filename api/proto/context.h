@@ -19,6 +19,8 @@ struct capacity;
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
 struct faults;
+struct streams_meter;
+struct streams_sweeper;
 
 struct api_server {
     struct storage *st;
@@ -30,6 +32,10 @@ struct api_server {
     _Atomic uint64_t vclock_ms;     /* the virtual clock's time, in ms */
     struct faults *faults;          /* fault-injection rules
                                        (throttle/faults.c) */
+    struct streams_meter *streams;  /* DynamoDB Streams' read limits and
+                                       meters (streams/meter.c) */
+    struct streams_sweeper *sweeper; /* the TTL/trim thread, or NULL
+                                       (streams/sweep.c) */
 };
 
 /* The server's "now" in ms: the virtual clock when enabled, else the wall
