@@ -282,6 +282,32 @@ static const struct vfield restore_table[] = {
     END
 };
 
+/* RestoreTableToPointInTime (tables/restore.c): the same overrides; the
+ * source by name or ARN and the time by RestoreDateTime or
+ * UseLatestRestorableTime, one of each, are checked there. */
+static const struct vfield restore_pitr[] = {
+    { .name = "SourceTableArn", .type = T_STR, .flags = F_MINLEN | F_MAXLEN,
+      .minlen = 1, .maxlen = 1024 },
+    { .name = "SourceTableName", .type = T_STR,
+      .flags = F_TABLENAME | F_MINLEN | F_MAXLEN, .minlen = 3,
+      .maxlen = 255 },
+    { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
+    BOOL("UseLatestRestorableTime"),
+    { .name = "RestoreDateTime", .type = T_TIME },
+    ENUM("BillingModeOverride", model_e_billing),
+    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST,
+      .sub = &gsi_elem },
+    { .name = "LocalSecondaryIndexOverride", .type = T_LIST,
+      .sub = &lsi_elem },
+    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT,
+      .sub = pt_fields, .cls = "ProvisionedThroughput" },
+    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"),
+    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification"),
+    END
+};
+
+const struct api_schema schema_restore_table_to_point_in_time = {
+    .fields = restore_pitr };
 const struct api_schema schema_create_table = { .fields = create_table };
 const struct api_schema schema_restore_table_from_backup = {
     .fields = restore_table };
