@@ -262,6 +262,18 @@ static const struct vfield list_ci[] = {
     END
 };
 
+/* The overrides both restores take. */
+#define RESTORE_OVERRIDES \
+    ENUM("BillingModeOverride", model_e_billing), \
+    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &gsi_elem }, \
+    { .name = "LocalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &lsi_elem }, \
+    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT, \
+      .sub = pt_fields, .cls = "ProvisionedThroughput" }, \
+    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"), \
+    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification")
+
 /* RestoreTableFromBackup (tables/restore.c): its overrides take
  * CreateTable's shapes. TargetTableName's length and BackupArn are checked
  * there, with DynamoDB's own messages ("TableName must be at least 3
@@ -270,15 +282,7 @@ static const struct vfield list_ci[] = {
 static const struct vfield restore_table[] = {
     { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
     { .name = "BackupArn", .type = T_STR, .flags = F_NOTNULL },
-    ENUM("BillingModeOverride", model_e_billing),
-    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &gsi_elem },
-    { .name = "LocalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &lsi_elem },
-    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT,
-      .sub = pt_fields, .cls = "ProvisionedThroughput" },
-    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"),
-    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification"),
+    RESTORE_OVERRIDES,
     END
 };
 
@@ -294,15 +298,7 @@ static const struct vfield restore_pitr[] = {
     { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
     BOOL("UseLatestRestorableTime"),
     { .name = "RestoreDateTime", .type = T_TIME },
-    ENUM("BillingModeOverride", model_e_billing),
-    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &gsi_elem },
-    { .name = "LocalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &lsi_elem },
-    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT,
-      .sub = pt_fields, .cls = "ProvisionedThroughput" },
-    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"),
-    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification"),
+    RESTORE_OVERRIDES,
     END
 };
 
