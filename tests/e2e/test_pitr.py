@@ -347,21 +347,27 @@ class RestoreToTime(PitrCase):
             marks[day] = self.clock()
             self.clock(DAY // 2)
             self.clock(DAY // 2)
-        now = self.clock()
+        # between two bases: the window starts at now - 1 day, after the
+        # oldest base kept
+        now = self.clock(DAY // 4)
         p = self.pitr("src")
         self.near(p["EarliestRestorableDateTime"], now - DAY)
-        code, _ = self.error(
-            c.restore_table_to_point_in_time, SourceTableName="src",
-            TargetTableName="old", RestoreDateTime=sec(marks[1]))
-        self.assertEqual(code, "InvalidRestoreTimeException")
-        c.restore_table_to_point_in_time(
-            SourceTableName="src", TargetTableName="rst1",
-            RestoreDateTime=sec(marks[2]))
-        self.assertEqual(sorted(self.items("rst1")), ["d0", "d1", "d2"])
+        for when in (marks[1], marks[2]):
+            code, _ = self.error(
+                c.restore_table_to_point_in_time, SourceTableName="src",
+                TargetTableName="old", RestoreDateTime=sec(when))
+            self.assertEqual(code, "InvalidRestoreTimeException")
+        self.put("src", "late", "v")
+        self.clock(1000)
         c.restore_table_to_point_in_time(
             SourceTableName="src", TargetTableName="rst2",
-            RestoreDateTime=sec(now - DAY))
+            RestoreDateTime=sec(now - DAY + 1000))
         self.assertEqual(sorted(self.items("rst2")), ["d0", "d1", "d2"])
+        c.restore_table_to_point_in_time(
+            SourceTableName="src", TargetTableName="rst1",
+            UseLatestRestorableTime=True)
+        self.assertEqual(sorted(self.items("rst1")),
+                         ["d0", "d1", "d2", "late"])
 
     def test_beside_a_stream(self):
         """A stream turned off keeps PITR's log on, and PITR turned off
