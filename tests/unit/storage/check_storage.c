@@ -1341,6 +1341,9 @@ storage_suite(void)
 
     tc = tcase_create("catalog");
     tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+    /* each store opened makes its catalog and backup catalog durable:
+     * seconds on a loaded machine */
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_storage_persists_across_reopen);
     tcase_add_test(tc, test_storage_in_memory);
     tcase_add_test(tc, test_storage_create_duplicate);
