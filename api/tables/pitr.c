@@ -603,6 +603,24 @@ done:
     ddb_err_clear(&e);
 }
 
+/* Does table n have PITR on? A look at its description without a copy,
+ * so a pass over many tables without PITR stays cheap. */
+static bool
+has_pitr(struct api_ctx *ctx, const char *n)
+{
+    struct stable *t = storage_table_get(ctx->srv->st, n);
+    json_t *desc;
+    bool on;
+
+    if (t == NULL)
+        return false;
+    desc = stable_desc_ref(t);
+    on = pitr_of(desc) != NULL;
+    json_decref(desc);
+    stable_release(t);
+    return on;
+}
+
 /* Is key among the bases of the table it was taken of? */
 static bool
 base_in_use(struct api_ctx *ctx, const json_t *meta, const char *key)
@@ -648,7 +666,7 @@ tables_pitr_sweep(struct api_ctx *ctx, uint64_t now)
             ddb_err_clear(&e);
             continue;
         }
-        if (!index_is_hidden_name(n))
+        if (!index_is_hidden_name(n) && has_pitr(ctx, n))
             sweep_table(ctx, n, now);
     }
     json_decref(names);
