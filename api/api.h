@@ -76,6 +76,7 @@ struct api_call {
     const char *region;             /* its credential scope's region, or
                                        the configured default */
     const char *access_key;         /* its access key id, or "" */
+    const char *host;               /* the Host header, or NULL */
     const char *account;            /* the caller's account (12 digits):
                                        its key's under --auth signature;
                                        NULL: --account-id */

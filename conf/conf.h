@@ -25,6 +25,7 @@ struct conf {
     unsigned port;                  /* 8000; 0 picks a free port */
     char host[256];                 /* 127.0.0.1 */
     char data_dir[4096];            /* ./data */
+    char backup_dir[4096];          /* backups; "": <data_dir>/backups */
     bool in_memory;                 /* no files: SQLite :memory: partitions */
     unsigned threads;               /* MHD thread pool size */
     enum conf_log_level log_level;

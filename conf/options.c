@@ -52,6 +52,9 @@ const struct conf_option conf_options[] = {
       S(durability), .choices = durabilities, .def = "process-crash",
       .help = "what an acknowledged write survives: process-crash or "
               "power-loss (fsyncs every commit)" },
+    { .name = "backup-dir", .type = CONF_STRING,
+      S(backup_dir), .def = NULL,
+      .help = "directory holding the backups (default: <data-dir>/backups)" },
     { .name = "disk-reserve", .type = CONF_SIZE,
       S(disk_reserve), .def = "8MB",
       .help = "space kept back for DeleteTable when the disk is full" },

@@ -328,6 +328,7 @@ route_api(struct call *c, struct reply *r)
     call.len = c->len;
     call.region = who.region[0] != '\0' ? who.region : conf->default_region;
     call.access_key = who.access_key;
+    call.host = request_header(c->rq, "Host");
     api_dispatch(c->h->srv, &call, &ar);
     if (conf->log_level >= LOG_DEBUG)
         fprintf(stderr, "shardlocal: %s %u %.*s\n",

@@ -74,7 +74,8 @@ main(int argc, char **argv)
                                                  ? STORAGE_DURABLE_POWER
                                                  : STORAGE_DURABLE_PROCESS,
                                .disk_reserve = c.disk_reserve,
-                               .checkpoint_pages = c.checkpoint_pages },
+                               .checkpoint_pages = c.checkpoint_pages,
+                               .backup_dir = c.backup_dir },
                            &err);
     if (st == NULL) {
         fprintf(stderr, "shardlocal: cannot open storage%s%s: %s\n",

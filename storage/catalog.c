@@ -355,14 +355,16 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
  * Create table name with nparts partitions evenly over the ring, with desc
  * (copied) or, when fn is given, the description fn builds from the first
  * log marker and birth time (the table then logs from its creation).
- * Partition files are made first, then the catalog names them in one
+ * Partition files are made first (and filled by fill, when given, while
+ * nobody else can see them), then the catalog names them in one
  * transaction; a crash in between leaves an orphan directory that the
  * next storage_open() removes. ResourceInUseException if name exists.
  */
 static int
 table_create(struct storage *s, const char *name, const json_t *desc,
              unsigned nparts, uint64_t min_ms, stable_switch_fn *fn,
-             void *arg, struct ddb_err *err)
+             void *arg, catalog_fill_fn *fill, void *fill_arg,
+             struct ddb_err *err)
 {
     struct playout *l = NULL;
     struct stable *t = NULL;
@@ -398,6 +400,8 @@ table_create(struct storage *s, const char *name, const json_t *desc,
             goto out;
     }
     if (playout_open(s, l, dir, err) != 0)
+        goto out;
+    if (fill != NULL && fill(fill_arg, l, err) != 0)
         goto out;
     if (dir != NULL) {                  /* the names, before the catalog
                                            points at them */
@@ -461,7 +465,17 @@ storage_table_create(struct storage *s, const char *name,
                      const json_t *desc, unsigned nparts,
                      struct ddb_err *err)
 {
-    return table_create(s, name, desc, nparts, 0, NULL, NULL, err);
+    return table_create(s, name, desc, nparts, 0, NULL, NULL, NULL, NULL,
+                        err);
+}
+
+int
+catalog_table_create(struct storage *s, const char *name,
+                     const json_t *desc, unsigned nparts,
+                     catalog_fill_fn *fill, void *arg, struct ddb_err *err)
+{
+    return table_create(s, name, desc, nparts, 0, NULL, NULL, fill, arg,
+                        err);
 }
 
 int
@@ -470,7 +484,8 @@ storage_table_create_logged(struct storage *s, const char *name,
                             stable_switch_fn *fn, void *arg,
                             struct ddb_err *err)
 {
-    return table_create(s, name, NULL, nparts, min_ms, fn, arg, err);
+    return table_create(s, name, NULL, nparts, min_ms, fn, arg, NULL, NULL,
+                        err);
 }
 
 /*

@@ -209,6 +209,12 @@ partition_path(const struct partition *p)
     return p->path;
 }
 
+sqlite3 *
+partition_db_locked(struct partition *p)
+{
+    return p->retired ? NULL : p->db;
+}
+
 void
 partition_unlink_files(const char *path)
 {

@@ -49,6 +49,17 @@ enum ddb_errtype {
     DDB_INTERNAL,                   /* InternalServerError (500) */
     DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
                                        holding the data is full */
+    /* The backup, restore and resource-policy families' own codes. */
+    DDB_TABLE_NOT_FOUND,            /* TableNotFoundException */
+    DDB_TABLE_ALREADY_EXISTS,       /* TableAlreadyExistsException */
+    DDB_TABLE_IN_USE,               /* TableInUseException */
+    DDB_BACKUP_NOT_FOUND,           /* BackupNotFoundException */
+    DDB_BACKUP_IN_USE,              /* BackupInUseException */
+    DDB_POLICY_NOT_FOUND,           /* PolicyNotFoundException */
+    DDB_GLOBAL_TABLE_NOT_FOUND,     /* GlobalTableNotFoundException */
+    DDB_PITR_UNAVAILABLE,           /* PointInTimeRecoveryUnavailable... */
+    DDB_INVALID_RESTORE_TIME,       /* InvalidRestoreTimeException */
+    DDB_CONTINUOUS_BACKUPS_UNAVAILABLE, /* ContinuousBackupsUnavailable... */
     DDB_ERRTYPE_COUNT
 };
 
@@ -192,6 +203,8 @@ struct storage_opts {
                                        many pages is checkpointed on a
                                        background thread; 0: by SQLite,
                                        inline, past 1,000 pages */
+    const char *backup_dir;         /* where backups are kept (borrowed);
+                                       NULL or "": <data_dir>/backups */
 };
 
 /* The text of a DDB_STORAGE_FULL error (no server paths in it). */
@@ -346,6 +359,66 @@ int stable_split_at(struct stable *t, unsigned i, uint64_t at,
  */
 bool stable_needs_rehash(struct stable *t);
 int stable_rehash(struct stable *t, char pk_type, struct ddb_err *err);
+
+/*
+ * Backups (storage/backup.c): a consistent copy of a set of tables (a
+ * table and its hidden index tables), kept until deleted, whatever happens
+ * to the tables, and across restarts. key names it; meta (copied) is the
+ * caller's and opaque here. The entries of storage_backup_list() (oldest
+ * first, a new array) and storage_backup_get() (a new reference, NULL when
+ * there is no such backup) are {"key", "meta", "members": [{"name",
+ * "items", "bytes", "files"}]}: per table copied, its name, item count and
+ * bytes (sum of sizes) in the copy.
+ *
+ * storage_backup_create copies tables[0..n) (borrowed handles) without
+ * stopping their writes: each partition is copied with SQLite's online
+ * backup, a few pages per lock, and the last pages of all of them with
+ * every partition locked at once, so the copy is one consistent cut (a
+ * transaction is in all of it or in none). The backup exists once its
+ * files are durable and the catalog names it: a crash before that leaves
+ * no backup, and the next open removes its files. -1 with err on failure
+ * (nothing kept).
+ *
+ * storage_backup_restore creates table name (desc copied) over nparts
+ * partitions holding the items of the backup's table member: they are
+ * loaded before the catalog names the table, so a crash leaves it whole
+ * or absent. Items only: other rows a partition keeps (a change log) are
+ * not restored. Errors as storage_table_create, and DDB_RESOURCE_NOT_FOUND
+ * when there is no such backup (also from storage_backup_delete).
+ */
+int storage_backup_create(struct storage *s, const char *key,
+                          struct stable *const *tables, size_t n,
+                          const json_t *meta, struct ddb_err *err);
+json_t *storage_backup_list(struct storage *s);
+json_t *storage_backup_get(struct storage *s, const char *key);
+int storage_backup_delete(struct storage *s, const char *key,
+                          struct ddb_err *err);
+int storage_backup_restore(struct storage *s, const char *key,
+                           const char *member, const char *name,
+                           const json_t *desc, unsigned nparts,
+                           struct ddb_err *err);
+
+/*
+ * What point-in-time recovery builds on (storage/backup.c).
+ * storage_backup_scan visits the items of table member of backup key
+ * (fn as stable_scan's, in no particular order; DDB_RESOURCE_NOT_FOUND
+ * when there is no such backup). storage_table_create_rows creates table
+ * name (desc copied) over nparts partitions holding what fn puts with
+ * storage_rows_put() (a row put twice keeps the last): loaded before the
+ * catalog names the table, so a crash leaves it whole or absent.
+ */
+int storage_backup_scan(struct storage *s, const char *key,
+                        const char *member, stable_row_fn *fn, void *arg,
+                        struct ddb_err *err);
+struct storage_rows;
+typedef int storage_rows_fn(void *arg, struct storage_rows *rows,
+                            struct ddb_err *err);
+int storage_rows_put(struct storage_rows *rows, const struct item_key *k,
+                     const json_t *item, size_t size, struct ddb_err *err);
+int storage_table_create_rows(struct storage *s, const char *name,
+                              const json_t *desc, unsigned nparts,
+                              storage_rows_fn *fn, void *arg,
+                              struct ddb_err *err);
 
 /*
  * Multi-item transactions across partitions and tables (storage/txn.c).

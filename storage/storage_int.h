@@ -82,6 +82,10 @@ struct partition *partition_open(struct storage *s, const char *path,
 void partition_close(struct partition *p);
 /* Path given to partition_open (borrowed), NULL for in-memory. */
 const char *partition_path(const struct partition *p);
+/* p's SQLite connection, for backup.c's copies, which use it only with p
+ * locked (partition_lock) or before anyone else can see p; NULL once a
+ * split retired p. */
+sqlite3 *partition_db_locked(struct partition *p);
 /* Remove a partition's files: path, path-wal, path-shm. Missing files are
  * not an error. */
 void partition_unlink_files(const char *path);
@@ -259,6 +263,7 @@ struct storage {
     struct ckpt *ckpt;                  /* checkpoint.c's thread, or NULL */
     struct stable **tables;             /* sorted by name (strcmp) */
     size_t ntables, cap;
+    struct backups *bk;                 /* owned: the backups (backup.c) */
 };
 
 /* ------------------------------------------------------------------------
@@ -296,6 +301,18 @@ char *storage_part_path(const char *dir, const char *part_id);
 /* Open the SQLite database at path, in memory when NULL, with flags and
  * the busy timeout. NULL with err set on failure (nothing left open). */
 sqlite3 *storage_db_open(const char *path, int flags, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Backups (backup.c): <backup dir>/backups.db names them, <backup
+ * dir>/<id>/ holds one database file per partition copied.
+ * ---------------------------------------------------------------------- */
+
+struct backups;
+/* Open (creating) the backup directory and its catalog, and remove the
+ * directories of backups a crash left unnamed; in memory for an
+ * in-memory store. */
+int backups_open(struct storage *s, struct ddb_err *err);
+void backups_close(struct storage *s);
 
 /* ------------------------------------------------------------------------
  * Disk space (space.c): SQLite failures classified as "disk full", the
@@ -440,5 +457,14 @@ void changelog_seen(struct stable *t, uint64_t seq);
 const struct plog *changelog_plog(struct stable *t,
                                   enum storage_origin origin,
                                   struct plog *l);
+/* storage_table_create() whose new partitions (l: open, seen by nobody
+ * yet) fill loads before the catalog names them (backup.c's restore);
+ * fill NULL loads nothing. */
+typedef int catalog_fill_fn(void *arg, struct playout *l,
+                            struct ddb_err *err);
+int catalog_table_create(struct storage *s, const char *name,
+                         const json_t *desc, unsigned nparts,
+                         catalog_fill_fn *fill, void *arg,
+                         struct ddb_err *err);
 
 #endif

@@ -314,6 +314,8 @@ storage_open_opts(const char *data_dir, const struct storage_opts *opts,
         goto out;
     if (s->data_dir != NULL)
         sweep_orphans(s);
+    if (backups_open(s, err) != 0)      /* backup.c */
+        goto out;
     rc = 0;
 out:
     free(path);
@@ -334,6 +336,7 @@ storage_close(struct storage *s)
 {
     if (s == NULL)
         return;
+    backups_close(s);
     for (size_t i = 0; i < s->ntables; i++)
         stable_release(s->tables[i]);
     free(s->tables);

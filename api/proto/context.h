@@ -69,6 +69,8 @@ struct api_ctx {
                                        --account-id; NULL means the latter */
     const char *op;                 /* the operation ("GetItem"), or NULL */
     uint64_t now_ms;                /* wall clock at request start */
+    const char *host;               /* the Host header the caller used, or
+                                       NULL (DescribeEndpoints) */
 };
 
 /*

@@ -102,6 +102,26 @@ static const struct {
      * free. A ValidationException would tell the caller to change it. */
     [DDB_STORAGE_FULL] = {
         "InternalServerError", NS_DDB, 500, KEY_LOWER },
+    [DDB_TABLE_NOT_FOUND] = {
+        "TableNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TABLE_ALREADY_EXISTS] = {
+        "TableAlreadyExistsException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TABLE_IN_USE] = {
+        "TableInUseException", NS_DDB, 400, KEY_LOWER },
+    [DDB_BACKUP_NOT_FOUND] = {
+        "BackupNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_BACKUP_IN_USE] = {
+        "BackupInUseException", NS_DDB, 400, KEY_LOWER },
+    [DDB_POLICY_NOT_FOUND] = {
+        "PolicyNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_GLOBAL_TABLE_NOT_FOUND] = {
+        "GlobalTableNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_PITR_UNAVAILABLE] = {
+        "PointInTimeRecoveryUnavailableException", NS_DDB, 400, KEY_LOWER },
+    [DDB_INVALID_RESTORE_TIME] = {
+        "InvalidRestoreTimeException", NS_DDB, 400, KEY_LOWER },
+    [DDB_CONTINUOUS_BACKUPS_UNAVAILABLE] = {
+        "ContinuousBackupsUnavailableException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int

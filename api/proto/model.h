@@ -16,6 +16,7 @@ enum vtype {
     T_STR,                              /* java.lang.String */
     T_INT,                              /* java.lang.Integer */
     T_LONG,                             /* java.lang.Long */
+    T_TIME,                             /* java.util.Date: epoch seconds */
     T_BOOL,                             /* java.lang.Boolean */
     T_BLOB,                             /* base64 -> java.nio.ByteBuffer */
     T_LIST,                             /* sub: the element */
@@ -120,6 +121,8 @@ extern const struct vfield model_av_fields[];   /* AttributeValue members */
 extern const char *const model_e_consumed[];    /* ReturnConsumedCapacity */
 extern const char *const model_e_metrics[];     /* ...ItemCollectionMetrics */
 extern const char *const model_e_rvcf[];        /* ...OnConditionCheckFailure */
+extern const char *const model_e_billing[];     /* BillingMode */
+extern const struct vfield model_tag_elem;      /* a Tag (model_tables.c) */
 
 #define END { .name = NULL }
 

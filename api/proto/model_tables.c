@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* model_tables.c - the service model of the control plane: CreateTable,
- * DescribeTable, UpdateTable, DeleteTable, ListTables and the contributor
- * insights calls, their request members in the order DynamoDB reports
- * them. Data only; validate.c checks requests against it. */
+ * DescribeTable, UpdateTable, DeleteTable, ListTables, the contributor
+ * insights calls and RestoreTableFromBackup (CreateTable's shapes), their
+ * request members in the order DynamoDB reports them. Data only;
+ * validate.c checks requests against it. */
 
 #include "api/proto/model.h"
 
-static const char *const e_billing[] = { "PROVISIONED", "PAY_PER_REQUEST",
-                                         NULL };
+const char *const model_e_billing[] = { "PROVISIONED", "PAY_PER_REQUEST",
+                                       NULL };
 static const char *const e_attrtype[] = { "B", "N", "S", NULL };
 static const char *const e_keytype[] = { "HASH", "RANGE", NULL };
 static const char *const e_projtype[] = { "ALL", "INCLUDE", "KEYS_ONLY",
@@ -140,14 +141,15 @@ static const struct vfield sse_fields[] = {
     END
 };
 #define SSE_SPEC STRUCT("SSESpecification", sse_fields, "SSESpecification")
+/* A Tag's key and value are checked by tables/tags.c, with DynamoDB's own
+ * messages ("The Tag Key provided is invalid, Key: null" for a missing
+ * one: ack-api-quirks DDB-TABLE-457, CreateTable and TagResource). */
 static const struct vfield tag_fields[] = {
-    { .name = "Key", .type = T_STR, .flags = F_NOTNULL | F_MINLEN | F_MAXLEN,
-      .minlen = 1, .maxlen = 128 },
-    { .name = "Value", .type = T_STR, .flags = F_NOTNULL | F_MAXLEN,
-      .maxlen = 256 },
+    STRING("Key"),
+    STRING("Value"),
     END
 };
-static const struct vfield tag_elem = ELEM(tag_fields, "Tag");
+const struct vfield model_tag_elem = ELEM(tag_fields, "Tag");
 
 /* GlobalSecondaryIndexUpdates */
 static const struct vfield gsiu_update_fields[] = {
@@ -187,7 +189,7 @@ static const struct vfield create_table[] = {
     { .name = "AttributeDefinitions", .type = T_LIST, .flags = F_NOTNULL,
       .sub = &attrdef_elem },
     TABLENAME,
-    ENUM("BillingMode", e_billing),
+    ENUM("BillingMode", model_e_billing),
     PROV_THROUGHPUT(0),
     KEYSCHEMA(kse_elem),
     /* GlobalSecondaryIndexes before LocalSecondaryIndexes, whatever the
@@ -198,7 +200,7 @@ static const struct vfield create_table[] = {
     { .name = "LocalSecondaryIndexes", .type = T_LIST, .sub = &lsi_elem },
     STREAM_SPEC,
     SSE_SPEC,
-    { .name = "Tags", .type = T_LIST, .sub = &tag_elem },
+    { .name = "Tags", .type = T_LIST, .sub = &model_tag_elem },
     /* No enum here: DynamoDB checks TableClass after the shape, with a
      * message of its own (tables/check.c tables_check_table_class). */
     STRING("TableClass"),
@@ -222,7 +224,7 @@ static const struct vfield list_tables[] = {
 static const struct vfield update_table[] = {
     TABLENAME,
     PROV_THROUGHPUT(0),
-    ENUM("BillingMode", e_billing),
+    ENUM("BillingMode", model_e_billing),
     { .name = "GlobalSecondaryIndexUpdates", .type = T_LIST,
       .sub = &gsiu_elem },
     { .name = "AttributeDefinitions", .type = T_LIST, .sub = &attrdef_elem },
@@ -259,7 +261,51 @@ static const struct vfield list_ci[] = {
     END
 };
 
+/* The overrides both restores take. */
+#define RESTORE_OVERRIDES \
+    ENUM("BillingModeOverride", model_e_billing), \
+    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &gsi_elem }, \
+    { .name = "LocalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &lsi_elem }, \
+    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT, \
+      .sub = pt_fields, .cls = "ProvisionedThroughput" }, \
+    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"), \
+    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification")
+
+/* RestoreTableFromBackup (tables/restore.c): its overrides take
+ * CreateTable's shapes. TargetTableName's length and BackupArn are checked
+ * there, with DynamoDB's own messages ("TableName must be at least 3
+ * characters long ...", "Invalid Backup ARN": ack-api-quirks
+ * DDB-TABLE-457). */
+static const struct vfield restore_table[] = {
+    { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
+    { .name = "BackupArn", .type = T_STR, .flags = F_NOTNULL },
+    RESTORE_OVERRIDES,
+    END
+};
+
+/* RestoreTableToPointInTime (tables/restore.c): the same overrides; the
+ * source by name or ARN and the time by RestoreDateTime or
+ * UseLatestRestorableTime, one of each, are checked there. */
+static const struct vfield restore_pitr[] = {
+    { .name = "SourceTableArn", .type = T_STR, .flags = F_MINLEN | F_MAXLEN,
+      .minlen = 1, .maxlen = 1024 },
+    { .name = "SourceTableName", .type = T_STR,
+      .flags = F_TABLENAME | F_MINLEN | F_MAXLEN, .minlen = 3,
+      .maxlen = 255 },
+    { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
+    BOOL("UseLatestRestorableTime"),
+    { .name = "RestoreDateTime", .type = T_TIME },
+    RESTORE_OVERRIDES,
+    END
+};
+
+const struct api_schema schema_restore_table_to_point_in_time = {
+    .fields = restore_pitr };
 const struct api_schema schema_create_table = { .fields = create_table };
+const struct api_schema schema_restore_table_from_backup = {
+    .fields = restore_table };
 const struct api_schema schema_delete_table = { .fields = table_only };
 const struct api_schema schema_describe_table = { .fields = table_only };
 const struct api_schema schema_list_tables = { .fields = list_tables };

@@ -146,7 +146,10 @@ check_type(const struct vfield *f, const json_t *v, bool in_coll,
         return av_scalar_err(v, "Boolean", err);
     case T_INT:
     case T_LONG:
-        cls = f->type == T_INT ? "Integer" : "Long";
+    case T_TIME:                        /* a date is a JSON number too; its
+                                           messages are assumed the long's */
+        cls = f->type == T_INT ? "Integer"
+              : f->type == T_LONG ? "Long" : "Date";
         if (json_is_number(v))
             return 0;
         if (json_is_string(v))
@@ -518,8 +521,8 @@ java_map_str(const struct vfield *f, const json_t *map, char *out,
 }
 
 /* Characters (UTF-16 units) in n bytes of UTF-8. */
-static long long
-utf16_units(const char *s, size_t n)
+long long
+validate_utf16_len(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     long long units = 0;
@@ -534,8 +537,8 @@ utf16_units(const char *s, size_t n)
 }
 
 /* Whether the n bytes at s match NAME_PATTERN. */
-static bool
-is_name(const char *s, size_t n)
+bool
+validate_is_name(const char *s, size_t n)
 {
     size_t i;
 
@@ -556,12 +559,12 @@ is_name(const char *s, size_t n)
 static bool
 is_table_key(const char *k, bool *is_arn)
 {
-    long long n = utf16_units(k, strlen(k));
+    long long n = validate_utf16_len(k, strlen(k));
 
     *is_arn = strncmp(k, "arn:", 4) == 0;
     if (*is_arn)
         return n >= 1 && n <= 1024;
-    return n >= 3 && n <= 255 && is_name(k, strlen(k));
+    return n >= 3 && n <= 255 && validate_is_name(k, strlen(k));
 }
 
 /* The map-level constraints of RequestItems, one error per offending
@@ -662,7 +665,8 @@ static long long
 value_len(const json_t *v)
 {
     if (json_is_string(v))
-        return utf16_units(json_string_value(v), json_string_length(v));
+        return validate_utf16_len(json_string_value(v),
+                                  json_string_length(v));
     if (json_is_array(v))
         return (long long)json_array_size(v);
     if (json_is_object(v))
@@ -759,7 +763,8 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
         return;
     }
     if ((f->flags & F_PATTERN) && json_is_string(v) &&
-        !is_name(json_string_value(v), json_string_length(v)))
+        !validate_is_name(json_string_value(v),
+                          json_string_length(v)))
         add_error(ve, v, path, "Member must satisfy regular expression "
                                "pattern: " NAME_PATTERN);
     if ((f->flags & F_MINLEN) && value_len(v) < f->minlen) {

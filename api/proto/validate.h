@@ -7,6 +7,9 @@
 #define SHARDLOCAL_VALIDATE_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "storage/storage.h"
 
 /* One operation's request schema (the service model, api/proto/model*.c);
@@ -41,6 +44,41 @@ extern const struct api_schema schema_list_streams;
 extern const struct api_schema schema_describe_stream;
 extern const struct api_schema schema_get_shard_iterator;
 extern const struct api_schema schema_get_records;
+/* model_resources.c, and RestoreTableFromBackup in model_tables.c */
+extern const struct api_schema schema_tag_resource;
+extern const struct api_schema schema_untag_resource;
+extern const struct api_schema schema_list_tags_of_resource;
+extern const struct api_schema schema_put_resource_policy;
+extern const struct api_schema schema_get_resource_policy;
+extern const struct api_schema schema_delete_resource_policy;
+extern const struct api_schema schema_create_backup;
+extern const struct api_schema schema_describe_backup;
+extern const struct api_schema schema_delete_backup;
+extern const struct api_schema schema_list_backups;
+extern const struct api_schema schema_restore_table_from_backup;
+extern const struct api_schema schema_describe_continuous_backups;
+extern const struct api_schema schema_update_continuous_backups;
+extern const struct api_schema schema_restore_table_to_point_in_time;
+extern const struct api_schema schema_describe_limits;
+extern const struct api_schema schema_describe_endpoints;
+extern const struct api_schema schema_create_global_table;
+extern const struct api_schema schema_update_global_table;
+extern const struct api_schema schema_describe_global_table;
+extern const struct api_schema schema_describe_global_table_settings;
+extern const struct api_schema schema_update_global_table_settings;
+extern const struct api_schema schema_list_global_tables;
+extern const struct api_schema schema_describe_kinesis_streaming_destination;
+extern const struct api_schema schema_enable_kinesis_streaming_destination;
+extern const struct api_schema schema_disable_kinesis_streaming_destination;
+extern const struct api_schema schema_update_kinesis_streaming_destination;
+extern const struct api_schema schema_describe_table_replica_auto_scaling;
+extern const struct api_schema schema_update_table_replica_auto_scaling;
+
+/* Characters (UTF-16 units) in n bytes of UTF-8: how DynamoDB counts a
+ * string's length. */
+long long validate_utf16_len(const char *s, size_t n);
+/* Whether the n bytes at s are a name: [a-zA-Z0-9_.-]+, at least one. */
+bool validate_is_name(const char *s, size_t n);
 
 /*
  * Check req (borrowed) against schema s. Returns 0, or -1 with a

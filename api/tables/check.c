@@ -726,20 +726,21 @@ tables_reject_unsupported(const json_t *req, const char *op,
                           struct ddb_err *err)
 {
     static const char *const members[] = {
-        "ResourcePolicy", "ReplicaUpdates",
-        "MultiRegionConsistency",
+        "ReplicaUpdates", "MultiRegionConsistency",
         "GlobalTableWitnessUpdates",
     };
     size_t i;
 
-    for (i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
-        if (!json_has(req, members[i]))
-            continue;
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values were invalid: "
-                           "%s is not supported by shardlocal yet (%s)",
-                           members[i], op);
-    }
+    /* Replicas need other regions: global tables are not available on a
+     * local server (external.c). */
+    for (i = 0; i < sizeof(members) / sizeof(members[0]); i++)
+        if (json_has(req, members[i]))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "%s: global tables are not supported "
+                               "locally: shardlocal serves one region and "
+                               "has no replica to create (%s)", members[i],
+                               op);
     return 0;
 }
 
@@ -776,6 +777,7 @@ tables_check_create(const struct api_ctx *ctx, const json_t *req,
     c->on_demand = false;
     c->r = c->w = 0;
     c->odt = NULL;
+    c->policy = NULL;
     param = tables_req_name(req, err);
     if (param == NULL)
         return -1;
@@ -800,5 +802,15 @@ tables_check_create(const struct api_ctx *ctx, const json_t *req,
         tables_stream_parse(req, true, &c->stream, err) != 0 ||
         check_on_demand(req, c->on_demand, &c->odt, err) != 0)
         return -1;
-    return tables_warm_check_create(ctx, req, c, err);
+    if (tables_warm_check_create(ctx, req, c, err) != 0)
+        return -1;
+    /* Tags and the resource policy last (an empty Tags list is accepted
+     * here, unlike TagResource's: ack-api-quirks DDB-TABLE-108). */
+    if (json_is_array(json_object_get(req, "Tags")) &&
+        tables_check_tags(json_object_get(req, "Tags"), true, err) != 0)
+        return -1;
+    if (json_is_string(json_object_get(req, "ResourcePolicy")))
+        return tables_policy_check(ctx, tables_str(req, "ResourcePolicy"),
+                                   &c->policy, err);
+    return 0;
 }

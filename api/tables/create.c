@@ -110,6 +110,7 @@ out:
         stable_release(t);
     json_decref(old);
     json_decref(c.odt);
+    json_decref(c.policy);
     json_decref(desc);
     return rc;
 }

@@ -297,6 +297,10 @@ tables_desc_new(const struct api_ctx *ctx, const json_t *req,
     json_object_set_new(desc, "WarmThroughput", warm);
     if (json_is_array(tags))
         json_object_set_new(desc, PRIV_TAGS, json_clone(tags));
+    if (c->policy != NULL) {
+        tables_policy_store(ctx, desc, c->policy);
+        c->policy = NULL;
+    }
     tables_set_status(ctx, desc, "CREATING", now);
     /* A warm throughput asked for shows UPDATING while the table is
      * created (a catalogue of recorded behaviours, 2026-10-08: "Explicit

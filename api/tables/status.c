@@ -135,6 +135,9 @@ settle_desc(json_t *desc, uint64_t now_ms)
     if (json_is_object(wt))
         json_object_set_new(wt, "Status", json_string("ACTIVE"));
     json_object_del(desc, PRIV_UNTIL);
+    /* A restored table shows no trace of its restore once ACTIVE
+     * (ack-api-quirks DDB-TABLE-216). */
+    json_object_del(desc, "RestoreSummary");
     settle_indexes(desc);
     return SETTLE_CHANGED;
 }

@@ -20,7 +20,12 @@
  */
 #define PRIV_PREFIX     "_sl"
 #define PRIV_UNTIL      "_slUntilMs"    /* end of CREATING/UPDATING/DELETING */
-#define PRIV_TAGS       "_slTags"       /* Tags given to CreateTable */
+#define PRIV_TAGS       "_slTags"       /* the table's tags (tags.c) */
+#define PRIV_POLICY     "_slPolicy"     /* resource policies (policy.c) */
+#define PRIV_PITR       "_slPitr"       /* point-in-time recovery (pitr.c) */
+/* The hidden name a point-in-time restore builds its table under before
+ * renaming it (restore.c): "<target>/restoring". */
+#define TABLES_RESTORING "/restoring"
 
 #define TABLES_NAME_MAX 1100            /* a table name buffer, with room */
 
@@ -68,6 +73,93 @@ int tables_check_access(const struct api_ctx *ctx, const char *stored,
 int tables_open_named(struct api_ctx *ctx, const char *param, bool with_lock,
                       char *name, size_t namesz, struct stable **t,
                       json_t **desc, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * ARNs (arn.c): tables, their indexes, streams and backups
+ * ---------------------------------------------------------------------- */
+
+enum tables_arn_kind {
+    ARN_TABLE,                          /* table/<name> */
+    ARN_INDEX,                          /* table/<name>/index/<index> */
+    ARN_STREAM,                         /* table/<name>/stream/<label> */
+    ARN_BACKUP,                         /* table/<name>/backup/<id> */
+    ARN_OTHER                           /* anything else */
+};
+
+/* arn:<partition>:<service>:<region>:<account>:<resource>, taken apart. */
+struct tables_arn {
+    enum tables_arn_kind kind;
+    char partition[32];
+    char service[32];
+    char region[64];
+    char account[32];
+    char table[TABLES_NAME_MAX];        /* table/<table>: "" when none */
+    char sub[TABLES_NAME_MAX];          /* the index name, stream label or
+                                           backup id */
+};
+
+/* Take s apart into *a: 0, -1 when s does not start with "arn:", -2 when
+ * it has fewer than six ':'-separated parts (or one too long). */
+int tables_arn_parse(const char *s, struct tables_arn *a);
+/* a's table name is one (3..255 of [a-zA-Z0-9_.-]). */
+bool tables_arn_name_ok(const struct tables_arn *a);
+/* region is one of AWS's. */
+bool tables_region_known(const char *region);
+/*
+ * The ResourceArn s of a tag operation (policy false) or a resource policy
+ * operation (policy true): 0 when it names a table or a stream of this
+ * account and region (*a filled), else -1 with the error DynamoDB gives
+ * that family for it.
+ */
+int tables_resource_arn(const struct api_ctx *ctx, const char *s,
+                        bool policy, struct tables_arn *a,
+                        struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Tags (tags.c)
+ * ---------------------------------------------------------------------- */
+
+#define TABLES_TAGS_MAX 50              /* tags per resource */
+
+/* A Tags list (borrowed) as DynamoDB checks it, each tag's key and value,
+ * the reserved aws: prefix, duplicates and the 50-tag limit; for
+ * TagResource (create false) an empty list is refused too. */
+int tables_check_tags(const json_t *tags, bool create, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Resource policies (policy.c)
+ * ---------------------------------------------------------------------- */
+
+/* Check a table's policy document (CreateTable's ResourcePolicy) as
+ * PutResourcePolicy does: 0 with *entry a new policy entry for
+ * tables_policy_store(), or -1 with DynamoDB's error. */
+int tables_policy_check(const struct api_ctx *ctx, const char *text,
+                        json_t **entry, struct ddb_err *err);
+/* Make entry (taken) desc's table policy, with a new RevisionId. */
+void tables_policy_store(const struct api_ctx *ctx, json_t *desc,
+                         json_t *entry);
+
+/* ------------------------------------------------------------------------
+ * Backups (backup.c), for RestoreTableFromBackup (restore.c)
+ * ---------------------------------------------------------------------- */
+
+/* The backup a BackupArn s names (*a: s taken apart): the store's entry
+ * (storage_backup_get, a new reference), or NULL with DynamoDB's error. */
+json_t *tables_backup_find(const struct api_ctx *ctx, const char *s,
+                           struct tables_arn *a, struct ddb_err *err);
+/* A table is being restored from the backup with id key (CREATING, its
+ * name into table). Under the DDL lock (api_ddl_lock). */
+bool tables_restoring_from(struct api_ctx *ctx, const char *key,
+                           char *table, size_t tablesz);
+/* desc describes an on-demand (PAY_PER_REQUEST) table. */
+bool tables_on_demand(const json_t *desc);
+/* The table's description as a backup keeps it, and a point-in-time
+ * restore starts from it: public members and the Time to Live (new
+ * reference). */
+json_t *tables_backup_source(const json_t *desc);
+/* The date-time member name of req as epoch ms (clamped to 0 ..
+ * 9e15), or -1 when absent. */
+long long tables_time_ms(const json_t *req, const char *name);
 
 /* ------------------------------------------------------------------------
  * Status transitions and the DDL lock (status.c)
@@ -141,11 +233,13 @@ struct tables_create {
     long long r, w;                 /* ProvisionedThroughput (0 on demand) */
     json_t *odt;                    /* owned: OnDemandThroughput to store,
                                        or NULL */
+    json_t *policy;                 /* owned: the ResourcePolicy entry to
+                                       store (policy.c), or NULL */
     struct tables_stream_req stream; /* a stream to create it with */
 };
 
-/* Check a whole CreateTable request into *c (c->odt is the caller's to
- * free, also after a failure). */
+/* Check a whole CreateTable request into *c (c->odt and c->policy are
+ * the caller's to free, also after a failure). */
 int tables_check_create(const struct api_ctx *ctx, const json_t *req,
                         struct tables_create *c, struct ddb_err *err);
 /* TableClass, when present, must be one of DynamoDB's two (its own

@@ -572,6 +572,33 @@ gate_table_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
     gsi_update(ctx, stable_name(t), desc);
 }
 
+void
+gate_table_retag(struct api_ctx *ctx, struct stable *t, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_limits lim;
+    struct throttle_table *tt;
+    struct gsi_list l;
+    size_t i;
+
+    if (reg == NULL)
+        return;
+    throttle_registry_limits(reg, &lim);
+    throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    tt = throttle_registry_find(reg, stable_name(t), NULL);
+    if (tt != NULL)                 /* else created from desc on use */
+        throttle_table_set_limits(tt, &lim, ctx->now_ms);
+    memset(&l, 0, sizeof(l));
+    l.table = stable_name(t);
+    throttle_registry_foreach(reg, gsi_collect, &l);
+    for (i = 0; i < l.n; i++) {
+        tt = throttle_registry_find(reg, l.table, l.names[i]);
+        if (tt != NULL)
+            throttle_table_set_limits(tt, &lim, ctx->now_ms);
+        free(l.names[i]);
+    }
+}
+
 /* The partitions the table (index NULL) or GSI of desc needs: for its
  * provisioned throughput and its warm throughput; 0 if not described. */
 static unsigned

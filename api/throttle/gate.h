@@ -145,6 +145,12 @@ void gate_table_update(struct api_ctx *ctx, struct stable *t,
  */
 int gate_table_resize(struct api_ctx *ctx, struct stable *t,
                       const json_t *desc, struct ddb_err *err);
+/* TagResource, UntagResource: the "shardlocal:" knobs among desc's tags
+ * (desc borrowed: the new description) take effect at once on the
+ * table's throttle state and its GSIs'; a knob removed falls back to the
+ * server's setting. */
+void gate_table_retag(struct api_ctx *ctx, struct stable *t,
+                      const json_t *desc);
 /* The table's tags changed (desc, borrowed, holds the new ones): a tag
  * event, with the "shardlocal:" knobs now in force, in the history of the
  * table and of its GSIs. CreateTable records one when it was given knob

@@ -426,27 +426,6 @@ struct iso {
     pthread_mutex_t mu;
 };
 
-struct add_arg {
-    const char *pk;
-    long delta;
-};
-
-static int
-add_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    struct add_arg *a = arg;
-    char num[32];
-
-    (void)keep;
-    (void)err;
-    snprintf(num, sizeof(num), "%ld", item_v(old) + a->delta);
-    *new_item = json_pack("{s:{s:s}, s:{s:s}}", "pk", "S", a->pk, "v", "N",
-                          num);
-    *new_size = 10;
-    return 0;
-}
-
 static const char *const iso_keys[NKEYS] = { "i0", "i1", "i2", "i3",
                                              "i4", "i5", "i6", "i7" };
 
@@ -461,18 +440,19 @@ transfer_thread(void *p)
     ddb_err_init(&err);
     for (int n = 0; n < 300; n++) {
         int x = rand_r(&seed) % NKEYS, y = rand_r(&seed) % NKEYS;
-        struct add_arg ax = { iso_keys[x], -5 }, ay = { iso_keys[y], 5 };
+        struct fixture_num_arg ax = { iso_keys[x], "v", -5 },
+                               ay = { iso_keys[y], "v", 5 };
 
         if (x == y)
             continue;
         /* even keys live in table a, odd ones in b */
         ops[0].t = x % 2 ? s->b : s->a;
         mk_key(&ops[0].k, iso_keys[x]);
-        ops[0].fn = add_fn;
+        ops[0].fn = fixture_add_num_fn;
         ops[0].arg = &ax;
         ops[1].t = y % 2 ? s->b : s->a;
         mk_key(&ops[1].k, iso_keys[y]);
-        ops[1].fn = add_fn;
+        ops[1].fn = fixture_add_num_fn;
         ops[1].arg = &ay;
         ck_assert_int_eq(stable_txn(ops, 2, &err), 0);
     }

@@ -95,6 +95,47 @@ fixture_get_num(struct stable *t, const char *pk, const char *sk,
 }
 
 int
+fixture_put_num_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    const struct fixture_num_arg *a = arg;
+    char num[32];
+
+    (void)old;
+    (void)keep;
+    (void)err;
+    snprintf(num, sizeof(num), "%ld", a->v);
+    *new_item = json_pack("{s:{s:s}, s:{s:s}}", "pk", "S", a->pk, a->attr,
+                          "N", num);
+    *new_size = 2 + strlen(a->pk) + strlen(a->attr) + strlen(num);
+    return 0;
+}
+
+int
+fixture_add_num_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    const struct fixture_num_arg *a = arg;
+    struct fixture_num_arg sum = { a->pk, a->attr, a->v };
+
+    if (old != NULL)
+        sum.v += fixture_num(old, a->attr);
+    return fixture_put_num_fn(&sum, old, new_item, new_size, keep, err);
+}
+
+void
+fixture_put_num(struct stable *t, const char *pk, const char *attr, long v)
+{
+    struct fixture_num_arg a = { pk, attr, v };
+    struct item_key k;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    fixture_skey(&k, pk, NULL);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_num_fn, &a, &err), 0);
+}
+
+int
 fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
                size_t *new_size, bool *keep, struct ddb_err *err)
 {

@@ -37,6 +37,20 @@ long fixture_num(const json_t *item, const char *attr);
 long fixture_get_num(struct stable *t, const char *pk, const char *sk,
                      const char *attr);
 
+/* stable_mutate_fn that stores {pk: S pk, attr: N v} (arg: a struct
+ * fixture_num_arg); fixture_put_num() does so in t (no sort key). */
+struct fixture_num_arg {
+    const char *pk, *attr;
+    long v;
+};
+int fixture_put_num_fn(void *arg, const json_t *old, json_t **new_item,
+                       size_t *new_size, bool *keep, struct ddb_err *err);
+/* The same adding v to the stored number (to 0 when there is none). */
+int fixture_add_num_fn(void *arg, const json_t *old, json_t **new_item,
+                       size_t *new_size, bool *keep, struct ddb_err *err);
+void fixture_put_num(struct stable *t, const char *pk, const char *attr,
+                     long v);
+
 /* stable_mutate_fn that deletes the item. */
 int fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
                    size_t *new_size, bool *keep, struct ddb_err *err);
