@@ -151,6 +151,15 @@ backups_open(struct storage *s, struct ddb_err *err)
         storage_sql_err(b->db, "backups", err);
         goto out;
     }
+    /* snapshots are passing copies: one a crash left goes (its files
+     * with the sweep, as a directory no row names) */
+    if (sqlite3_exec(b->db, "DELETE FROM backups WHERE substr(key, 1, "
+                     "length('" STORAGE_SNAPSHOT_PREFIX "')) = '"
+                     STORAGE_SNAPSHOT_PREFIX "'", NULL, NULL, NULL) !=
+        SQLITE_OK) {
+        storage_sql_err(b->db, "backups", err);
+        goto out;
+    }
     if (b->dir != NULL)
         sweep(b);
     rc = 0;
@@ -261,7 +270,10 @@ storage_backup_list(struct storage *s)
     all = rows(b, NULL);
     pthread_mutex_unlock(&b->mu);
     json_array_foreach(all, i, r)
-        json_array_append_new(out, public_row(r));
+        if (strncmp(json_string_value(json_object_get(r, "key")),
+                    STORAGE_SNAPSHOT_PREFIX,
+                    strlen(STORAGE_SNAPSHOT_PREFIX)) != 0)
+            json_array_append_new(out, public_row(r));
     json_decref(all);
     return out;
 }
@@ -898,6 +910,102 @@ storage_backup_restore(struct storage *s, const char *key,
         goto out;
     }
     rc = catalog_table_create(s, name, desc, nparts, restore_fill, &r, err);
+out:
+    json_decref(row);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading a copy's items (an export's snapshot)
+ * ---------------------------------------------------------------------- */
+
+/* Visit the items of one copied partition database in scan order. */
+static int
+read_items(sqlite3 *src, size_t file, storage_backup_row_fn *fn, void *arg,
+           struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1, step;
+
+    if (sqlite3_prepare_v2(src, "SELECT item, size FROM items ORDER BY h, "
+                           "pk, sk", -1, &st, NULL) != SQLITE_OK) {
+        storage_sql_err(src, "backup read", err);
+        goto out;
+    }
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *item = (const char *)sqlite3_column_text(st, 0);
+
+        if (item != NULL &&
+            fn(arg, file, item, (size_t)sqlite3_column_int64(st, 1), err) !=
+                0)
+            goto out;
+    }
+    if (step != SQLITE_DONE) {
+        storage_sql_err(src, "backup read", err);
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int
+storage_backup_read(struct storage *s, const char *key, const char *member,
+                    storage_backup_row_fn *fn, void *arg, size_t *nfiles,
+                    struct ddb_err *err)
+{
+    struct backups *b = s->bk;
+    json_t *row = row_of(b, key), *m;
+    struct restore r;
+    size_t i, f;
+    int rc = -1;
+
+    if (row == NULL)
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND, "Backup not found");
+    memset(&r, 0, sizeof(r));
+    r.b = b;
+    r.dir = json_string_value(json_object_get(row, "dir"));
+    json_array_foreach(json_object_get(row, "members"), i, m)
+        if (json_str_is(json_object_get(m, "name"), member))
+            r.files = json_object_get(m, "files");
+    if (r.files == NULL) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: backup has no table %s",
+                    member);
+        goto out;
+    }
+    *nfiles = json_array_size(r.files);
+    if (b->dir == NULL) {               /* in memory: held while read */
+        pthread_mutex_lock(&b->mu);
+        for (r.mem = b->mem; r.mem != NULL; r.mem = r.mem->next)
+            if (strcmp(r.mem->dir, r.dir) == 0)
+                break;
+        if (r.mem == NULL) {
+            pthread_mutex_unlock(&b->mu);
+            ddb_err_set(err, DDB_RESOURCE_NOT_FOUND, "Backup not found");
+            goto out;
+        }
+    }
+    for (f = 0; f < *nfiles; f++) {
+        bool owned;
+        sqlite3 *src = source_open(&r, json_string_value(
+                                           json_array_get(r.files, f)),
+                                   &owned, err);
+
+        if (src == NULL) {
+            rc = -1;
+            break;
+        }
+        rc = read_items(src, f, fn, arg, err);
+        if (owned)
+            sqlite3_close(src);
+        if (rc != 0)
+            break;
+    }
+    if (b->dir == NULL)
+        pthread_mutex_unlock(&b->mu);
+    if (f == *nfiles)
+        rc = 0;
 out:
     json_decref(row);
     return rc;

@@ -94,6 +94,16 @@ static const struct {
         "PolicyNotFoundException", NS_DDB, 400, KEY_LOWER },
     [DDB_GLOBAL_TABLE_NOT_FOUND] = {
         "GlobalTableNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_EXPORT_NOT_FOUND] = {
+        "ExportNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_EXPORT_CONFLICT] = {
+        "ExportConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_IMPORT_NOT_FOUND] = {
+        "ImportNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_IMPORT_CONFLICT] = {
+        "ImportConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_PITR_UNAVAILABLE] = {
+        "PointInTimeRecoveryUnavailableException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int
