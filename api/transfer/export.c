@@ -316,11 +316,12 @@ out:
  * ---------------------------------------------------------------------- */
 
 /*
- * Whether the table has point-in-time recovery on, as DynamoDB requires
- * of an export. Point-in-time recovery keeps its state in the table's
- * description (UpdateContinuousBackups); a table that has never had it
- * set carries none, and is exported as of now (this server did not offer
- * PITR before exports: see the report in docs/export-import.md).
+ * Whether the table may be exported: DynamoDB requires point-in-time
+ * recovery on (PointInTimeRecoveryUnavailableException otherwise). Its
+ * state is the description's "_sl_pitr" once UpdateContinuousBackups
+ * records it; a table that has never had it set carries none and is
+ * exported as of now, since this server offered exports before
+ * point-in-time recovery (docs/export-import.md).
  */
 static bool
 pitr_allows(const json_t *desc)
