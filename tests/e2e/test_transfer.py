@@ -163,6 +163,19 @@ class ExportFormat(TransferCase):
         # no prefix: AWSDynamoDB/ at the bucket's root
         self.assertTrue(d["ExportManifest"].startswith("AWSDynamoDB/"))
 
+    def test_empty_partitions_get_empty_files(self):
+        # "For partitions that are empty, your export request will create
+        # an empty file" (the export output format page); an on-demand
+        # table starts with 4 partitions here
+        arn = self.table("one", 1, gsi=False)
+        d = self.export(arn)
+        root = os.path.join(self.s3, "bucket-one",
+                            d["ExportManifest"].rsplit("/", 1)[0])
+        with open(os.path.join(root, "manifest-files.json")) as f:
+            files = [json.loads(x) for x in f if x.strip()]
+        self.assertEqual(sorted(x["itemCount"] for x in files), [0, 0, 0, 1])
+        self.assertEqual(len(os.listdir(os.path.join(root, "data"))), 4)
+
     def test_export_to_missing_bucket_fails(self):
         arn = self.table("nob", 1, gsi=False)
         d = self.c.export_table_to_point_in_time(
