@@ -408,6 +408,7 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
     json_t *tdesc = NULL;
     struct transfer_job *job = NULL, *same;
     struct export_work *w = NULL;
+    json_t *meta;
     const char *prefix = tables_str(req, "S3Prefix"), *id;
     int rc = -1;
 
@@ -460,9 +461,12 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
                       : xasprintf("AWSDynamoDB/%s", id);
     w->dir = xasprintf("%s/%s", w->bucket_dir, w->key_base);
     /* the consistent cut, taken now: the export's time */
-    if (storage_backup_create(ctx->srv->st, w->snapshot, &t, 1,
-                              json_object(), err) != 0)
+    meta = json_object();
+    rc = storage_backup_create(ctx->srv->st, w->snapshot, &t, 1, meta, err);
+    json_decref(meta);
+    if (rc != 0)
         goto out;
+    rc = -1;
     job->desc = export_desc(ctx, job, req, tdesc);
     job->work = w;
     job->run = export_run;
