@@ -21,6 +21,12 @@
 void api_server_init(struct api_server *srv, struct storage *st,
                      const struct conf *c);
 void api_server_fini(struct api_server *srv);
+/* Before serving a data directory: bring what an older version wrote up
+ * to date (its items re-placed by DynamoDB's key hash; logged at info).
+ * 0, or -1 with err set: the store is unchanged and the server must not
+ * serve it. */
+int api_storage_upgrade(struct storage *st, const struct conf *c,
+                        struct ddb_err *err);
 
 /* What an operation is; dispatch reads the capacity flags. */
 enum {
@@ -43,8 +49,13 @@ struct api_op {
     unsigned flags;                 /* API_* */
 };
 
-/* Find an operation by name (bsearch over the sorted table); NULL if none. */
+/* Find a DynamoDB operation by name (bsearch over the sorted table); NULL
+ * if none. */
 const struct api_op *api_lookup(const char *name);
+/* Find the operation an X-Amz-Target names: its prefix picks the service
+ * (DynamoDB_20120810. or DynamoDBStreams_20120810.), the rest the
+ * operation. NULL if none. */
+const struct api_op *api_lookup_target(const char *target);
 
 /*
  * The request-only checks of op, in DynamoDB's order: the request's shape

@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* context.c - the server state every request shares (struct api_server):
- * set-up and tear-down. */
+ * set-up and tear-down (the sweep thread is started by main.c). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "api/streams/streams.h"
+#include "api/tables/tables.h"
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "api/transfer/transfer.h"
 #include "storage/util.h"
+
+/* The store's change log runs on the server's clock (storage_set_clock),
+ * so the virtual clock ages stream records too. */
+static uint64_t
+store_clock(void *arg)
+{
+    return api_now_ms(arg);
+}
 
 void
 api_server_init(struct api_server *srv, struct storage *st,
@@ -20,6 +30,7 @@ api_server_init(struct api_server *srv, struct storage *st,
     srv->conf = c;
     srv->throttle = throttle_registry_new(&c->throttle);
     srv->faults = faults_new();
+    srv->streams = streams_meter_new();
     srv->virtual_clock = c->virtual_clock;
     atomic_init(&srv->vclock_ms, wall_ms());
     {
@@ -29,6 +40,8 @@ api_server_init(struct api_server *srv, struct storage *st,
         srv->transfer = transfer_new(s3);
         free(s3);
     }
+    if (st != NULL)
+        storage_set_clock(st, store_clock, srv);
 }
 
 void
@@ -36,8 +49,20 @@ api_server_fini(struct api_server *srv)
 {
     transfer_free(srv->transfer);       /* waits for running jobs */
     srv->transfer = NULL;
+    streams_sweeper_stop(srv);
+    if (srv->st != NULL)
+        storage_set_clock(srv->st, NULL, NULL);
     throttle_registry_free(srv->throttle);
     faults_free(srv->faults);
+    streams_meter_free(srv->streams);
     srv->throttle = NULL;
     srv->faults = NULL;
+    srv->streams = NULL;
+}
+
+int
+api_storage_upgrade(struct storage *st, const struct conf *c,
+                    struct ddb_err *err)
+{
+    return tables_rehash_all(st, c != NULL && c->log_level >= LOG_INFO, err);
 }

@@ -96,12 +96,21 @@ const struct conf_option conf_options[] = {
     { .name = "burst-seconds", .type = CONF_DOUBLE, .flags = CONF_TABLE,
       T(burst_s), NONNEG, .def = "300",
       .help = "seconds of unused share a partition banks" },
+    { .name = "partition-burst-seconds", .type = CONF_DOUBLE,
+      .flags = CONF_TABLE,
+      T(partition_burst_s), .min = 1, .max = 1e6, .def = "2.5",
+      .help = "seconds of its ceiling a partition absorbs in one burst" },
     { .name = "burst-start-full", .type = CONF_BOOL, .flags = CONF_TABLE,
       T(burst_start_full), .def = "on",
       .help = "on|off: a new partition starts with a full burst bank" },
     { .name = "adaptive-capacity", .type = CONF_BOOL, .flags = CONF_TABLE,
       T(adaptive), .def = "on",
       .help = "on|off: hot partitions borrow the table's unused rate" },
+    { .name = "split-for-heat-seconds", .type = CONF_DOUBLE,
+      .flags = CONF_TABLE,
+      T(heat_split_s), NONNEG, .def = "300",
+      .help = "seconds a partition refuses at its ceiling before it splits "
+              "between its hottest keys; 0: never" },
     { .name = "ondemand-initial-rru", .type = CONF_DOUBLE,
       .flags = CONF_TABLE,
       T(od_initial_rru), POSITIVE, .def = "12000",
@@ -110,6 +119,11 @@ const struct conf_option conf_options[] = {
       .flags = CONF_TABLE,
       T(od_initial_wru), POSITIVE, .def = "4000",
       .help = "a new on-demand table's instant write capacity" },
+    { .name = "ondemand-burst-seconds", .type = CONF_DOUBLE,
+      .flags = CONF_TABLE,
+      T(od_burst_s), .min = 1, .max = 1e6, .def = "2.5",
+      .help = "seconds of its instant capacity an on-demand table absorbs "
+              "in one burst" },
     { .name = "ondemand-peak-multiplier", .type = CONF_DOUBLE,
       .flags = CONF_TABLE,
       T(od_peak_mult), .min = 1, .max = 1e12, .def = "2",
@@ -137,6 +151,38 @@ const struct conf_option conf_options[] = {
       S(item_collection_limit), .def = "10GB",
       .help = "largest item collection of a table with LSIs; suffixes KB, "
               "MB, GB" },
+    { .name = "ttl-sweep-seconds", .type = CONF_UINT,
+      S(ttl_sweep_seconds), .min = 1, .max = 86400, .def = "60",
+      .help = "how often expired (TTL) items are deleted and stream "
+              "records past 24 hours trimmed" },
+    { .name = "stream-describe-rate", .type = CONF_UINT,
+      S(stream_describe_rate), .min = 0, .max = 100000, .def = "10",
+      .help = "DescribeStream calls per second per stream; 0 = no limit" },
+    { .name = "stream-shard-readers", .type = CONF_UINT,
+      S(stream_shard_readers), .min = 0, .max = 100000, .def = "2",
+      .help = "GetRecords calls reading one shard at the same time; 0 = no "
+              "limit" },
+    { .name = "max-connections", .type = CONF_UINT,
+      S(max_connections), .min = 16, .max = 1000000, .def = "4096",
+      .help = "connections open at once; past it the most idle one is "
+              "closed to serve a new client" },
+    { .name = "idle-timeout", .type = CONF_DOUBLE,
+      S(idle_timeout), .min = 0, .max = 86400, .def = "60",
+      .help = "seconds an idle keep-alive connection stays open; 0: no "
+              "limit" },
+    { .name = "header-timeout", .type = CONF_DOUBLE,
+      S(header_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request's headers may take to arrive; 0: no "
+              "limit" },
+    { .name = "body-timeout", .type = CONF_DOUBLE,
+      S(body_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request body may go without progress; 0: no "
+              "limit" },
+    { .name = "body-budget", .type = CONF_SIZE,
+      S(body_budget), .def = "256MB",
+      .help = "memory for request bodies being received, over all "
+              "connections; past it a request gets 503; suffixes KB, MB, "
+              "GB" },
 };
 
 const size_t conf_noptions = sizeof(conf_options) / sizeof(conf_options[0]);

@@ -2,7 +2,8 @@
 /* partition.c - one SQLite database per partition: a connection with its own
  * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL
  * (FULL with --durability power-loss), cached statements, items kept as compact JSON text. table.c routes
- * requests here through the partition map. */
+ * requests here through the partition map. The change log each partition
+ * keeps is part_log.c; what both share, partition_int.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,24 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "storage/partition_int.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
-
-enum {
-    ST_GET,
-    ST_PUT,
-    ST_DEL,
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_QUERY_FWD,
-    ST_QUERY_REV,
-    ST_SCAN,
-    ST_SCAN_FROM,
-    ST_STATS,
-    ST_COUNT
-};
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT item, size FROM items WHERE h = ?1 AND pk = ?2 AND "
@@ -48,122 +34,41 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "(h, pk, sk) > (?3, ?4, ?5) AND h < ?2 "
                      "ORDER BY h, pk, sk",
     [ST_STATS] = "SELECT count(*), coalesce(sum(size), 0) FROM items",
+    /* The change log: a replayed journal entry may bring a record that is
+     * already there, hence OR IGNORE. */
+    [ST_LOG_PUT] = "INSERT OR IGNORE INTO changes (seq, ms, origin, old, "
+                   "new) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_LOG_MAX] = "SELECT coalesce(max(seq), 0) FROM changes",
+    [ST_LOG_READ] = "SELECT seq, ms, origin, old, new FROM changes WHERE "
+                    "seq > ?1 AND seq <= ?2 ORDER BY seq",
+    [ST_LOG_AGES] = "SELECT seq, ms FROM changes ORDER BY seq",
+    [ST_LOG_DROP] = "DELETE FROM changes WHERE seq <= ?1",
+    [ST_META_GET] = "SELECT v FROM log_meta WHERE k = ?1",
+    [ST_META_PUT] = "INSERT OR REPLACE INTO log_meta (k, v) VALUES (?1, ?2)",
+    [ST_SIZE] = "SELECT size FROM items WHERE h = ?1 AND pk = ?2 AND "
+                "sk = ?3",
 };
 
+/* Items, and the change log (docs/design.md, "The change log"): one row
+ * per change with the images before and after (NULL: absent), and the
+ * last sequence number trimmed ("trimmed" in log_meta). */
 static const char part_schema[] =
     "CREATE TABLE IF NOT EXISTS items ("
     " h BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,"
     " size INTEGER NOT NULL, item TEXT NOT NULL,"
-    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID";
-
-struct partition {
-    pthread_mutex_t mu;                 /* guards everything below */
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_COUNT];         /* cached: reset, never finalized */
-    char *path;                         /* owned, NULL for in-memory */
-    char *buf;                          /* reusable JSON encode buffer */
-    size_t bufcap;
-    /* All 0xFF and longer than any stored key column, so greater than all
-     * of them: the "no upper bound" value. */
-    uint8_t ff_blob[KEY_BYTES_MAX + 1];
-    bool retired;                       /* replaced by a split: db closed */
-    bool fenced;                        /* holds part of a transaction whose
-                                           rest could not be written: item
-                                           calls fail until a restart
-                                           replays its journal entry */
-    bool stats_valid;                   /* count/bytes loaded and kept */
-    uint64_t count, bytes;              /* live rows and sum(size) */
-};
-
+    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS changes ("
+    " seq INTEGER PRIMARY KEY, ms INTEGER NOT NULL,"
+    " origin INTEGER NOT NULL, old TEXT, new TEXT);"
+    "CREATE TABLE IF NOT EXISTS log_meta ("
+    " k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
 
 /* ------------------------------------------------------------------------
- * Helpers
+ * Helpers (the small ones are in partition_int.h)
  * ---------------------------------------------------------------------- */
 
-/* Bind a blob; a zero-length key is an empty BLOB, never NULL. */
-static int
-bind_blob(sqlite3_stmt *st, int i, const void *b, size_t len)
-{
-    if (len == 0)
-        return sqlite3_bind_zeroblob(st, i, 0);
-    return sqlite3_bind_blob(st, i, b, (int)len, SQLITE_STATIC);
-}
-
-static void
-stmt_done(sqlite3_stmt *st)
-{
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-}
-
-static int
-sql_err(struct partition *p, struct ddb_err *err, const char *what)
-{
-    return storage_sql_err(p->db, what, err);
-}
-
-/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
- * set ("storage: <what>: ...") on failure. */
-static int
-run_simple(struct partition *p, int which, const char *what,
-           struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[which];
-    int rc = sqlite3_step(st);
-
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(p, err, what);
-}
-
-/* Step st, a bound no-row statement (bound: the binding calls' result),
- * then reset it. -1 with err set ("storage: <what>: ...") on failure. */
-static int
-step_done(struct partition *p, sqlite3_stmt *st, int bound,
-          const char *what, struct ddb_err *err)
-{
-    int rc = 0;
-
-    if (bound != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
-        rc = sql_err(p, err, what);
-    stmt_done(st);
-    return rc;
-}
-
-static void
-rollback(struct partition *p)
-{
-    if (!sqlite3_get_autocommit(p->db))
-        run_simple(p, ST_ROLLBACK, "rollback", NULL);
-}
-
-/* Lock p for an item call; false (nothing locked) when a split retired
- * it meanwhile, so the call answers PART_RETIRED. */
-static bool
-lock_live(struct partition *p)
-{
-    pthread_mutex_lock(&p->mu);
-    if (!p->retired)
-        return true;
-    pthread_mutex_unlock(&p->mu);
-    return false;
-}
-
-/* lock_live() for an item call: 0 with p locked, PART_RETIRED, or -1
- * (nothing locked, err set) when p is fenced (partition_fence_locked). */
-static int
-lock_item(struct partition *p, struct ddb_err *err)
-{
-    if (!lock_live(p))
-        return PART_RETIRED;
-    if (!p->fenced)
-        return 0;
-    pthread_mutex_unlock(&p->mu);
-    return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
-}
-
-/* Parse a stored item. Returns a new reference or NULL with err set. */
-static json_t *
-item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
+json_t *
+part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
 {
     const char *text = (const char *)sqlite3_column_text(st, col);
     int len = sqlite3_column_bytes(st, col);
@@ -197,10 +102,8 @@ col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
     return len;
 }
 
-/* Encode item as compact JSON into p->buf (grown as needed). Returns the
- * length, or -1 if jansson cannot encode it. */
-static long
-item_encode(struct partition *p, const json_t *item)
+long
+part_item_encode(struct partition *p, const json_t *item)
 {
     struct json_fast_buf b = { p->buf, 0, p->bufcap };
     int fast = json_fast_dump(item, &b);    /* same bytes as json_dumpb */
@@ -348,7 +251,7 @@ get_locked(struct partition *p, const struct item_key *k, json_t **item,
     }
     step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
-        *item = item_parse(st, 0, err);
+        *item = part_item_parse(st, 0, err);
         if (*item == NULL)
             goto out;
         if (size != NULL)
@@ -366,6 +269,37 @@ out:
 /* Read one item: *item is a new reference, or NULL if absent. Like every
  * partition_* call on items, returns PART_RETIRED (nothing done) if a split
  * replaced p meanwhile: the caller looks the partition up again. */
+/* The stored size of item k, 0 when absent. 0, -1 or PART_RETIRED. */
+int
+partition_size_of(struct partition *p, const struct item_key *k,
+                  size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = lock_item(p, err), step;
+
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    st = p->st[ST_SIZE];
+    *size = 0;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *size = (size_t)sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
@@ -384,7 +318,7 @@ put_locked(struct partition *p, const struct item_key *k,
            const json_t *item, size_t size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_PUT];
-    long len = item_encode(p, item);
+    long len = part_item_encode(p, item);
 
     if (len < 0)
         return ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
@@ -407,12 +341,14 @@ del_locked(struct partition *p, const struct item_key *k,
 
 /*
  * Atomic read-modify-write (see stable_mutate in storage.h): lock, BEGIN
- * IMMEDIATE, read, call fn, write/delete/keep, COMMIT. Any failure rolls
- * back, so the row is untouched.
+ * IMMEDIATE, read, call fn, write/delete/keep, log the change (when log
+ * is given), COMMIT. Any failure rolls back, so the row is untouched and
+ * no record is left.
  */
 int
 partition_mutate(struct partition *p, const struct item_key *k,
-                 stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+                 const struct plog *log, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
 {
     json_t *old = NULL, *new_item = NULL;
     size_t new_size = 0, old_size = 0;
@@ -435,6 +371,13 @@ partition_mutate(struct partition *p, const struct item_key *k,
             if (del_locked(p, k, err) != 0)
                 goto out;
         }
+        /* the number is taken under the partition lock: records of one
+         * partition are numbered in commit order */
+        if (log != NULL && atomic_load(log->on) &&
+            part_log_is_change(old, new_item) &&
+            part_log_put_locked(p, atomic_fetch_add(log->seq, 1) + 1, log->ms,
+                           log->origin, old, new_item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
@@ -496,7 +439,7 @@ stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
         }
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
-        item = item_parse(st, c, err);
+        item = part_item_parse(st, c, err);
         if (item == NULL) {
             rc = -1;
             break;
@@ -638,16 +581,20 @@ partition_unlock(struct partition *p)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Copy one parent row (ST_SCAN columns) into c's open transaction. */
+/* Copy one parent row (ST_SCAN columns) into c's open transaction, with
+ * the hash h instead of its own when h is not NULL. */
 static int
-copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
+copy_row(struct partition *c, sqlite3_stmt *src, const uint8_t *h,
+         struct ddb_err *err)
 {
     sqlite3_stmt *st = c->st[ST_PUT];
     int bound = SQLITE_OK;
 
     for (int i = 0; i < 3 && bound == SQLITE_OK; i++)
-        bound = bind_blob(st, i + 1, sqlite3_column_blob(src, i),
-                          (size_t)sqlite3_column_bytes(src, i));
+        bound = i == 0 && h != NULL
+                    ? bind_blob(st, 1, h, 16)
+                    : bind_blob(st, i + 1, sqlite3_column_blob(src, i),
+                                (size_t)sqlite3_column_bytes(src, i));
     bound = bound ||
             sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) ||
             sqlite3_bind_text(st, 5,
@@ -663,8 +610,9 @@ copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
 /*
  * With parent locked (partition_lock), copy its rows with top-64 hash below
  * mid into a and the rest into b (both fresh, not yet visible to others),
- * each in one transaction, then checkpoint a and b so their data is in the
- * database files before the catalog names them.
+ * and its change log into a, each in one transaction, then checkpoint a
+ * and b so their data is in the database files before the catalog names
+ * them.
  */
 int
 partition_split_copy_locked(struct partition *parent, uint64_t mid,
@@ -696,13 +644,15 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
                            ? storage_be64(h)
                            : 0;
 
-        if (copy_row(pos < mid ? a : b, st, err) != 0)
+        if (copy_row(pos < mid ? a : b, st, NULL, err) != 0)
             goto out;
     }
     if (step != SQLITE_DONE) {
         sql_err(parent, err, "split read");
         goto out;
     }
+    if (part_log_copy_locked(parent, a, err) != 0)
+        goto out;
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
             goto out;
@@ -719,6 +669,82 @@ out:
     stmt_done(st);
     for (int i = 0; i < 2; i++)
         rollback(half[i]);              /* where a transaction is open */
+    return rc;
+}
+
+/*
+ * Every src partition locked: copy all their rows into the partitions of
+ * dst (open, empty, the same ring), each row placed by the hash of its
+ * partition key of type pk_type (key_pk_hash) instead of the hash it was
+ * stored under, and each src's change log into the dst partition at the
+ * same place (nsrc == n, the same ring); then make dst durable. The
+ * sources are unchanged.
+ */
+int
+partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
+                             char pk_type, const struct playout *dst,
+                             struct ddb_err *err)
+{
+    uint8_t zero8[8] = { 0 }, h[16];
+    unsigned i, n = dst->map.n;
+    int rc = -1, step;
+
+    for (i = 0; i < n; i++) {
+        dst->parts[i]->count = dst->parts[i]->bytes = 0;
+        if (run_simple(dst->parts[i], ST_BEGIN, "rehash begin", err) != 0)
+            goto out;
+    }
+    for (unsigned j = 0; j < nsrc; j++) {
+        struct partition *p = src[j];
+        sqlite3_stmt *st = p->st[ST_SCAN];
+
+        if (p->retired) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash of a retired "
+                                           "partition");
+            goto out;
+        }
+        if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
+            bind_blob(st, 2, p->ff_blob, 17) != SQLITE_OK) {
+            sql_err(p, err, "rehash read");
+            stmt_done(st);
+            goto out;
+        }
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            key_pk_hash(pk_type, sqlite3_column_blob(st, 1),
+                        (size_t)sqlite3_column_bytes(st, 1), h);
+            if (copy_row(dst->parts[partmap_find(&dst->map,
+                                                 storage_be64(h))],
+                         st, h, err) != 0) {
+                stmt_done(st);
+                goto out;
+            }
+        }
+        stmt_done(st);
+        if (step != SQLITE_DONE) {
+            sql_err(p, err, "rehash read");
+            goto out;
+        }
+        /* its log to the partition at its place on the ring (design.md) */
+        if (nsrc == n && part_log_copy_locked(p, dst->parts[j], err) != 0)
+            goto out;
+    }
+    for (i = 0; i < n; i++)
+        if (run_simple(dst->parts[i], ST_COMMIT, "rehash commit", err) != 0)
+            goto out;
+    for (i = 0; i < n; i++) {
+        if (sqlite3_wal_checkpoint_v2(dst->parts[i]->db, NULL,
+                                      SQLITE_CHECKPOINT_FULL, NULL,
+                                      NULL) != SQLITE_OK) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash checkpoint "
+                                           "failed");
+            goto out;
+        }
+        dst->parts[i]->stats_valid = true;
+    }
+    rc = 0;
+out:
+    for (i = 0; i < n; i++)
+        rollback(dst->parts[i]);        /* where a transaction is open */
     return rc;
 }
 
@@ -782,9 +808,10 @@ partition_get_locked(struct partition *p, const struct item_key *k,
 }
 
 /*
- * p locked: write the after-images w[0..n) (item NULL deletes) in one
- * SQLite transaction and keep the in-memory stats. Idempotent: replaying
- * the same images gives the same rows and the same figures.
+ * p locked: write the after-images w[0..n) (item NULL deletes) and their
+ * log records (those with a sequence number) in one SQLite transaction and
+ * keep the in-memory stats. Idempotent: replaying the same images gives
+ * the same rows, records and figures.
  */
 int
 partition_apply_locked(struct partition *p, const struct part_write *w,
@@ -816,6 +843,10 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
         } else if (del_locked(p, w[i].k, err) != 0) {
             goto out;
         }
+        if (w[i].seq != 0 &&
+            part_log_put_locked(p, w[i].seq, w[i].ms, w[i].origin, w[i].old,
+                           w[i].item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;

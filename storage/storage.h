@@ -32,13 +32,20 @@ enum ddb_errtype {
     DDB_TRANSACTION_CONFLICT,       /* TransactionConflictException */
     DDB_TRANSACTION_IN_PROGRESS,    /* TransactionInProgressException */
     DDB_IDEMPOTENT_MISMATCH,        /* IdempotentParameterMismatchException */
+    DDB_DUPLICATE_ITEM,             /* DuplicateItemException (PartiQL) */
     DDB_MISSING_AUTH_TOKEN,         /* MissingAuthenticationTokenException */
     DDB_INCOMPLETE_SIGNATURE,       /* IncompleteSignatureException */
     DDB_INVALID_SIGNATURE,          /* InvalidSignatureException */
     DDB_UNRECOGNIZED_CLIENT,        /* UnrecognizedClientException */
     DDB_ACCESS_DENIED,              /* AccessDeniedException */
+    DDB_EXPIRED_ITERATOR,           /* ExpiredIteratorException (Streams) */
+    DDB_TRIMMED_DATA,               /* TrimmedDataAccessException */
     DDB_HTTP_NOT_FOUND,             /* 404 for a path/method we do not serve */
     DDB_REQUEST_TOO_LARGE,          /* 413 body over 16 MB */
+    DDB_HTTP_BAD_REQUEST,           /* 400 malformed HTTP framing */
+    DDB_HTTP_FORBIDDEN,             /* 403 admin call from another origin */
+    DDB_HTTP_UNSUPPORTED_MEDIA,     /* 415 admin call that is not JSON */
+    DDB_SERVICE_UNAVAILABLE,        /* 503 ServiceUnavailable */
     DDB_INTERNAL,                   /* InternalServerError (500) */
     DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
                                        holding the data is full */
@@ -111,18 +118,23 @@ size_t num_sortkey(const char *canon, uint8_t *out);
 /* The inverse of num_sortkey(): canonical text of an encoded number into
  * out (NUM_TEXT_MAX bytes). Returns 0, or -1 if key is not an encoding. */
 int num_from_sortkey(const uint8_t *key, size_t len, char *out);
+/* What DynamoDB hashes for a number partition key, from num_sortkey()'s
+ * encoding (its internal base-100 decimal form) into out (NUM_HASH_MAX
+ * bytes). Returns the length, or 0 if key is not an encoding. */
+#define NUM_HASH_MAX 24
+size_t num_hashkey(const uint8_t *key, size_t len, uint8_t *out);
 
 /* ------------------------------------------------------------------------
  * Keys (storage/item_codec.c). A key attribute is S, N or B; its value is
  * encoded to bytes whose unsigned memcmp order is DynamoDB's order:
- * S = UTF-8 bytes, B = raw bytes, N = num_sortkey(). The partition key's
- * encoding is also what is hashed with MD5 to place the item.
+ * S = UTF-8 bytes, B = raw bytes, N = num_sortkey(). The partition key is
+ * hashed the way DynamoDB hashes it (key_pk_hash) to place the item.
  * ---------------------------------------------------------------------- */
 
 #define KEY_BYTES_MAX 2048
 
 struct item_key {
-    uint8_t hash[16];               /* MD5 of pk bytes */
+    uint8_t hash[16];               /* key_pk_hash of the partition key */
     uint8_t pk[KEY_BYTES_MAX];
     size_t pk_len;
     uint8_t sk[KEY_BYTES_MAX];      /* empty when the table has no sort key */
@@ -133,11 +145,16 @@ struct item_key {
  * already validated, N canonical, B still base64) into out (KEY_BYTES_MAX).
  * Returns the length, or -1 if av is not a valid key value. */
 long key_encode_value(const json_t *av, uint8_t *out);
-/* Fill k->pk/k->hash from the encoded partition key and k->sk from the
- * encoded sort key (sk may be NULL). */
-void key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
-             const uint8_t *sk, size_t sk_len);
-/* First 64 bits of the MD5 hash, big-endian: the position on the ring. */
+/* DynamoDB's hash of a partition key encoded as key_encode_value() does,
+ * of type 'S', 'N' or 'B' (0: the bytes as they are): MD5 of the prefix
+ * "Outliers" and the key's bytes in DynamoDB's form. */
+void key_pk_hash(char type, const uint8_t *pk, size_t pk_len,
+                 uint8_t out[16]);
+/* Fill k->pk/k->hash from the encoded partition key of type pk_type
+ * (key_pk_hash) and k->sk from the encoded sort key (sk may be NULL). */
+void key_set(struct item_key *k, char pk_type, const uint8_t *pk,
+             size_t pk_len, const uint8_t *sk, size_t sk_len);
+/* First 64 bits of the key hash, big-endian: the position on the ring. */
 uint64_t key_hash64(const uint8_t hash[16]);
 
 /* Base64, standard alphabet, padded (storage/item_codec.c): the one
@@ -156,9 +173,9 @@ void item_b64_encode(const uint8_t *p, size_t n, char *out);
  * The store (storage/store.c, catalog.c, table.c, partmap.c, partition.c).
  *
  * A table has N partitions; partition i owns the hash range
- * [start_i, start_{i+1}) of the top 64 bits of MD5(pk). Each partition is
- * its own SQLite database (WAL) under the data directory, or an in-memory
- * database with --in-memory: same code path. Rows are
+ * [start_i, start_{i+1}) of the top 64 bits of key_pk_hash(pk). Each
+ * partition is its own SQLite database (WAL) under the data directory, or
+ * an in-memory database with --in-memory: same code path. Rows are
  * (h BLOB, pk BLOB, sk BLOB, size INT, item TEXT), PRIMARY KEY (h, pk, sk),
  * so scan order is hash order, then sort key.
  *
@@ -240,6 +257,10 @@ int stable_stats(struct stable *t, uint64_t *count, uint64_t *bytes,
 /* Read one item. *item is a new reference, or NULL if absent. */
 int stable_get(struct stable *t, const struct item_key *k, json_t **item,
                struct ddb_err *err);
+/* The stored size of one item (what it counts toward capacity), 0 if
+ * absent, without parsing it: e.g. what a delete will cost. */
+int stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
+                   struct ddb_err *err);
 
 /*
  * Atomic read-modify-write of one item. With the key's partition locked and
@@ -255,6 +276,14 @@ typedef int stable_mutate_fn(void *arg, const json_t *old, json_t **new_item,
                              struct ddb_err *err);
 int stable_mutate(struct stable *t, const struct item_key *k,
                   stable_mutate_fn *fn, void *arg, struct ddb_err *err);
+
+/* Who made a change, as the change log records it (a TTL delete is the
+ * service's). */
+enum storage_origin { STORAGE_ORIGIN_REQUEST = 0, STORAGE_ORIGIN_SERVICE = 1 };
+/* stable_mutate() with the origin the change log records. */
+int stable_mutate_as(struct stable *t, const struct item_key *k,
+                     enum storage_origin origin, stable_mutate_fn *fn,
+                     void *arg, struct ddb_err *err);
 
 /* Row callback for query and scan: k and item are borrowed for the call.
  * Return 0 to go on, 1 to stop, -1 to abort with err set. */
@@ -274,10 +303,12 @@ struct sk_range {
     size_t prefix_len;
 };
 
-/* Visit the items of one partition key in sort-key order (reverse when
- * !forward), restricted to r (may be NULL), starting after the sort key
- * start (exclusive; NULL to start at the beginning). */
-int stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
+/* Visit the items of one partition key (pk, hashed to hash by key_set) in
+ * sort-key order (reverse when !forward), restricted to r (may be NULL),
+ * starting after the sort key start (exclusive; NULL to start at the
+ * beginning). */
+int stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
+                 size_t pk_len,
                  const struct sk_range *r, bool forward,
                  const uint8_t *start, size_t start_len,
                  stable_row_fn *fn, void *arg, struct ddb_err *err);
@@ -312,6 +343,21 @@ int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
  * table is then unchanged), e.g. when the range holds a single position.
  */
 int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+/* The same at ring position at (0: the middle): partition i keeps
+ * [start, at), the new one gets [at, end]. -1 with err if at is not inside
+ * (start, end]. */
+int stable_split_at(struct stable *t, unsigned i, uint64_t at,
+                    struct ddb_err *err);
+
+/*
+ * Data directories written before rows were placed by DynamoDB's key hash
+ * (key_pk_hash): stable_needs_rehash() tells whether t's rows are still
+ * placed by the old hash, and stable_rehash() re-places every row of t by
+ * the hash of its partition key of type pk_type ('S', 'N', 'B', 0 for the
+ * bytes as they are), crash-safe as a split is. Run before serving t.
+ */
+bool stable_needs_rehash(struct stable *t);
+int stable_rehash(struct stable *t, char pk_type, struct ddb_err *err);
 
 /*
  * Backups (storage/backup.c): a consistent copy of a set of tables (a
@@ -395,6 +441,7 @@ struct stxn_op {
     struct item_key k;
     stable_mutate_fn *fn;           /* NULL: read-only (lock and check) */
     void *arg;
+    enum storage_origin origin;     /* who makes the change (change log) */
     int rc;                         /* out: fn's return */
     struct ddb_err err;             /* out: fn's error (caller clears) */
 };
@@ -405,5 +452,102 @@ int stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err);
 int stable_txn_get(struct stable *const *tables,
                    const struct item_key *const *keys, size_t n,
                    json_t **items, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * The change log (storage/changelog.c; docs/design.md, "The change log").
+ *
+ * While logging is on for a table, every change to one of its items is
+ * recorded in the partition's database, in the SQLite transaction that
+ * makes it: a sequence number (one counter per table, increasing in
+ * commit order within a partition), the time on the store's clock, the
+ * origin, and the item before and after. Writes that leave the item as it
+ * was record nothing. Sequence numbers also mark partition births and
+ * retirements (splits) and each switch of logging, so ranges of them
+ * describe a partition's lifetime and a stream's. A split copies the
+ * parent's log into its first child (the one starting at the same ring
+ * position): the log of any partition, live or retired, is read from the
+ * live partition that starts where it started.
+ * ---------------------------------------------------------------------- */
+
+/* The clock records and births are stamped with (ms): the server's, so
+ * that a virtual clock moves the log too. Default: the wall clock. */
+typedef uint64_t storage_clock_fn(void *arg);
+void storage_set_clock(struct storage *s, storage_clock_fn *fn, void *arg);
+
+/* Is t logging its changes? */
+bool stable_log_on(struct stable *t);
+/* The last sequence number t has taken. */
+uint64_t stable_log_seq(struct stable *t);
+
+/*
+ * Turn t's logging on or off, atomically with a new description: with
+ * every partition of t locked (no write in flight), take a marker
+ * sequence number and a birth time (ms: the clock, but after every time t
+ * gave before and at least min_ms), call fn with them for the new
+ * description (a new reference, or NULL with err set to refuse), then
+ * commit description and switch in one catalog transaction. A write is
+ * logged if and only if it commits after a switch on and before the next
+ * switch off.
+ */
+typedef json_t *stable_switch_fn(void *arg, uint64_t seq, uint64_t ms,
+                                 struct ddb_err *err);
+int stable_log_switch(struct stable *t, bool on, uint64_t min_ms,
+                      stable_switch_fn *fn, void *arg, struct ddb_err *err);
+/* storage_table_create() for a table that logs from its creation: fn
+ * builds its description from the first marker and birth time. */
+int storage_table_create_logged(struct storage *s, const char *name,
+                                unsigned nparts, uint64_t min_ms,
+                                stable_switch_fn *fn, void *arg,
+                                struct ddb_err *err);
+
+/* One partition in t's history: live, or retired by a split (and kept
+ * until stable_log_trim() forgets it). */
+struct spart {
+    char id[17];                    /* the partition's id (hex) */
+    char parent[17];                /* its parent's, "" for an original */
+    uint64_t start;                 /* its first ring position */
+    uint64_t born_seq, born_ms;     /* birth marker and time */
+    uint64_t end_seq, end_ms;       /* retirement marker and time; 0 while
+                                       live */
+};
+/* t's partitions, parents before children (*out: caller frees). */
+int stable_part_history(struct stable *t, struct spart **out, size_t *n,
+                        struct ddb_err *err);
+
+/* One logged change, borrowed for the callback. */
+struct slog_rec {
+    uint64_t seq;                   /* its sequence number */
+    uint64_t ms;                    /* when, on the store's clock */
+    enum storage_origin origin;
+    const json_t *old;              /* the item before; NULL: absent */
+    const json_t *new_item;         /* the item after; NULL: deleted */
+};
+/* Return 0 to go on, 1 to stop, -1 to abort with err set. */
+typedef int stable_log_fn(void *arg, const struct slog_rec *r,
+                          struct ddb_err *err);
+/*
+ * Visit, in sequence order, the logged changes with after < seq <= upto
+ * held by the partition of t whose log starts at ring position start
+ * (struct spart.start). *trimmed receives the highest sequence number
+ * trimmed from that log so far (0: none). -1 with err set on failure.
+ */
+int stable_log_read(struct stable *t, uint64_t start, uint64_t after,
+                    uint64_t upto, stable_log_fn *fn, void *arg,
+                    uint64_t *trimmed, struct ddb_err *err);
+/* The newest sequence number of that log, taken with its partition
+ * locked: every change committed there is at or below it, every later
+ * one above (a LATEST position). */
+uint64_t stable_log_tip(struct stable *t, uint64_t start);
+/* Drop logged changes older than cutoff_ms (in sequence order, so the
+ * trimmed part of a log is a prefix) and the history of partitions
+ * retired before it. */
+int stable_log_trim(struct stable *t, uint64_t cutoff_ms,
+                    struct ddb_err *err);
+
+/* Give table name the name new_name (a name no request can use, to keep
+ * a deleted table's stream readable). ResourceInUseException if new_name
+ * exists, ResourceNotFoundException if name does not. */
+int storage_table_rename(struct storage *s, const char *name,
+                         const char *new_name, struct ddb_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "api/admin/admin_int.h"
 #include "api/index/index.h"
+#include "api/streams/streams.h"
 #include "storage/util.h"
 
 /* ------------------------------------------------------------------------
@@ -376,6 +377,9 @@ admin_table_json(struct api_server *srv, struct admin_src *s, uint64_t now,
     }
     gsi_each(srv, s, gsi_add, &l);
     json_object_set_new(j, "indexes", l.list);
+    /* DynamoDB Streams: per stream label, its readers' calls, records and
+     * bytes returned, and calls refused by a read limit */
+    json_object_set_new(j, "streams", streams_meter_json(srv, s->table));
     return j;
 }
 
@@ -485,7 +489,8 @@ hotkeys_list(struct admin_src *s, enum throttle_hk_kind kind, size_t n,
 
         key_render(e, type, hk[i].key, hk[i].key_len);
         if (hk[i].key_len <= KEY_BYTES_MAX) {
-            key_set(k, hk[i].key, hk[i].key_len, NULL, 0);
+            key_set(k, type != NULL ? type[0] : 0, hk[i].key,
+                    hk[i].key_len, NULL, 0);
             json_object_set_new(e, "partition",
                                 json_integer(stable_part_of(s->t, k->hash)));
         }

@@ -477,9 +477,9 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
     comp_finish(c);
     if (pc != NULL) {
         comp_finish(pc);
-        key_set(k, pc->b, pc->len, c->b, c->len);
+        key_set(k, 0, pc->b, pc->len, c->b, c->len);
     } else {
-        key_set(k, ipk, (size_t)pk_len, c->b, c->len);
+        key_set(k, types[0], ipk, (size_t)pk_len, c->b, c->len);
     }
     rc = 1;
 out:
@@ -765,12 +765,18 @@ index_guard_fn(void *arg, const json_t *old, json_t **new_item,
     return 0;
 }
 
+static int mutate_run(const struct index_set *s, struct stable *base,
+                      const struct item_key *k, enum storage_origin origin,
+                      stable_mutate_fn *fn, void *arg, index_gate_fn *gate,
+                      void *gate_arg, double *units, struct ddb_err *err);
+
 int
 index_mutate(const struct index_set *s, struct stable *base,
-             const struct item_key *k, stable_mutate_fn *fn, void *arg,
-             double *units, struct ddb_err *err)
+             const struct item_key *k, enum storage_origin origin,
+             stable_mutate_fn *fn, void *arg, double *units,
+             struct ddb_err *err)
 {
-    return index_mutate_gated(s, base, k, fn, arg, NULL, NULL, units, err);
+    return mutate_run(s, base, k, origin, fn, arg, NULL, NULL, units, err);
 }
 
 int
@@ -778,6 +784,17 @@ index_mutate_gated(const struct index_set *s, struct stable *base,
                    const struct item_key *k, stable_mutate_fn *fn,
                    void *arg, index_gate_fn *gate, void *gate_arg,
                    double *units, struct ddb_err *err)
+{
+    return mutate_run(s, base, k, STORAGE_ORIGIN_REQUEST, fn, arg, gate,
+                      gate_arg, units, err);
+}
+
+/* The optimistic read, plan, gate and transaction of index_mutate*(). */
+static int
+mutate_run(const struct index_set *s, struct stable *base,
+           const struct item_key *k, enum storage_origin origin,
+           stable_mutate_fn *fn, void *arg, index_gate_fn *gate,
+           void *gate_arg, double *units, struct ddb_err *err)
 {
     struct index_plan *p = NULL;
     struct stxn_op *ops = NULL;
@@ -826,6 +843,7 @@ index_mutate_gated(const struct index_set *s, struct stable *base,
         ops[0].k = *k;
         ops[0].fn = index_guard_fn;
         ops[0].arg = &b;
+        ops[0].origin = origin;
         ddb_err_init(&ops[0].err);
         memcpy(&ops[1], p->ops, p->nops * sizeof(ops[0]));
         n = 1 + p->nops;
@@ -888,13 +906,13 @@ index_collection_metrics(const struct index_set *s, struct stable *base,
         any |= !s->idx[i].global;
     if (!any)
         return NULL;
-    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
-                     &total, err) < 0)
+    if (stable_query(base, k->hash, k->pk, k->pk_len, NULL, true, NULL, 0,
+                     sum_row, &total, err) < 0)
         return NULL;
     for (i = 0; i < s->n; i++)
         if (!s->idx[i].global &&
-            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
-                         sum_row, &total, err) < 0)
+            stable_query(s->idx[i].t, k->hash, k->pk, k->pk_len, NULL, true,
+                         NULL, 0, sum_row, &total, err) < 0)
             return NULL;
     /* DynamoDB gives a 1 GB-wide estimate around the size. */
     gb = (double)total / (1024.0 * 1024.0 * 1024.0);
@@ -990,13 +1008,13 @@ index_collection_check(const struct index_set *s, struct stable *base,
         rc = 0;
         goto out;
     }
-    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
-                     &total, err) < 0)
+    if (stable_query(base, k->hash, k->pk, k->pk_len, NULL, true, NULL, 0,
+                     sum_row, &total, err) < 0)
         goto out;
     for (i = 0; i < s->n; i++)
         if (!s->idx[i].global && s->idx[i].t != NULL &&
-            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
-                         sum_row, &total, err) < 0)
+            stable_query(s->idx[i].t, k->hash, k->pk, k->pk_len, NULL, true,
+                         NULL, 0, sum_row, &total, err) < 0)
             goto out;
     if (total + (uint64_t)delta <= limit)
         rc = 0;

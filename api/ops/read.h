@@ -62,12 +62,13 @@ struct page {
     json_t *pending;                /* owned: LSI rows whose items are
                                        fetched after the read */
     size_t fetched;                 /* bytes of items fetched (table) */
-    /* Scan throttling: bytes read on partitions other than the admitted
-     * one are charged to those partitions run by run. */
-    bool run_on;                    /* a run is open */
-    unsigned run_part;              /* its partition */
-    size_t run_bytes;               /* its bytes so far */
-    size_t other_bytes;             /* bytes charged to other partitions */
+    /* Scan throttling: the partitions read, in order, with the bytes each
+     * returned; the page's units are spread over them (read.c). */
+    struct page_run {
+        unsigned part;
+        size_t bytes;
+    } *runs;                        /* owned */
+    size_t nruns, runs_cap;
 };
 
 /* ------------------------------------------------------------------------
@@ -89,6 +90,13 @@ struct read_steps {
  * whatever happened. */
 int read_run(const struct read_steps *s, struct api_ctx *ctx,
              const json_t *req, json_t **resp, struct ddb_err *err);
+/* The same for a request r its caller validated and filled (PartiQL's
+ * SELECT: its key condition, filter and projection already parsed): open,
+ * check, one page, reply. The caller still owns r (read_req_fini). */
+int read_exec(const struct read_steps *s, struct read_req *r, json_t **resp,
+              struct ddb_err *err);
+/* Query's and Scan's steps (query.c, scan.c). */
+extern const struct read_steps read_query_steps, read_scan_steps;
 
 /* ------------------------------------------------------------------------
  * The request (read.c)

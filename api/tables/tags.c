@@ -60,7 +60,7 @@ tag_char_ok(uint32_t c)
     if (c < 0x80)
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                (c >= '0' && c <= '9') || c == ' ' ||
-               strchr("_.:/=+-@", (int)c) != NULL;
+               (c != 0 && strchr("_.:/=+-@", (int)c) != NULL);
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         if (c >= refused[i].lo && c <= refused[i].hi)
             return false;
@@ -222,6 +222,23 @@ tag_open(struct api_ctx *ctx, const char *arn, const struct tables_arn *a,
     return o == 0 ? 0 : arn_not_found(arn, err);
 }
 
+/* The "shardlocal:" knob tags among tags (a new array). */
+static json_t *
+knob_tags(const json_t *tags)
+{
+    json_t *out = json_array();
+    const json_t *tag;
+    size_t i;
+
+    json_array_foreach(tags, i, tag) {
+        const char *k = json_string_value(json_object_get(tag, "Key"));
+
+        if (k != NULL && strncmp(k, "shardlocal:", 11) == 0)
+            json_array_append(out, (json_t *)tag);
+    }
+    return out;
+}
+
 /*
  * Store tags (taken) as t's under the DDL lock: refused while the table
  * is DELETING unless nothing changes (DDB-TABLE-374: re-sending a tag it
@@ -232,6 +249,7 @@ tags_store(struct api_ctx *ctx, const char *name, struct stable *t,
            json_t *desc, json_t *tags, struct ddb_err *err)
 {
     json_t *before = json_object_get(desc, PRIV_TAGS);
+    json_t *kb = NULL, *ka = NULL;
     struct ddb_err e;
     int rc = -1;
 
@@ -246,10 +264,14 @@ tags_store(struct api_ctx *ctx, const char *name, struct stable *t,
                     name);
         goto out;
     }
+    kb = knob_tags(before);
+    ka = knob_tags(tags);
     json_object_set(desc, PRIV_TAGS, tags);
     if (stable_set_desc(t, desc, err) != 0)
         goto out;
     gate_table_retag(ctx, t, desc);
+    if (!json_equal(kb, ka))            /* the history's tag event */
+        gate_table_tagged(ctx, name, desc);
     /* more partitions when a lower ceiling needs them, as UpdateTable
      * does; a failed split leaves the table as it was */
     ddb_err_init(&e);
@@ -257,6 +279,8 @@ tags_store(struct api_ctx *ctx, const char *name, struct stable *t,
     ddb_err_clear(&e);
     rc = 0;
 out:
+    json_decref(kb);
+    json_decref(ka);
     json_decref(tags);
     return rc;
 }

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* bucket.c - the throttling engine's arithmetic: token buckets, sliding
- * one-second windows, per-second history and on-demand peaks in fixed
- * point, and the limits a table runs under (knobs from conf/, per-table
- * tags, the table's provisioning from its description). */
+ * one-second windows and on-demand peaks in fixed point, and the limits a
+ * table runs under (knobs from conf/, per-table tags, the table's
+ * provisioning from its description). */
 #include <stdint.h>
 #include <string.h>
 
 #include "api/throttle/throttle_int.h"
 
 /* ------------------------------------------------------------------------
- * Building blocks: token bucket, sliding one-second window, per-second
- * history, on-demand peak.
+ * Building blocks: token bucket, sliding one-second window, on-demand
+ * peak.
  * ---------------------------------------------------------------------- */
 
 /* Add rate * dt, up to cap. Time never runs backwards here. */
@@ -34,6 +34,18 @@ bucket_refill(struct bucket *b, uint64_t now_ms)
         b->level = b->cap;
     else
         b->level = min64(b->cap, b->level + b->rate * (int64_t)dt);
+}
+
+/* Rate and bank: seconds of rate (0 or less: no bank). */
+void
+bucket_set(struct bucket *b, int64_t rate, double seconds)
+{
+    double ms = seconds > 0 ? seconds * 1000.0 : 0;
+
+    b->rate = rate > 0 ? rate : 0;
+    b->cap = (int64_t)((double)b->rate * ms);
+    if (b->level > b->cap)
+        b->level = b->cap;
 }
 
 /* An empty window whose current slot is now_ms's. */
@@ -88,24 +100,6 @@ win_split(const struct win *w, struct win *a, struct win *b)
         a->sum += a->slot[s];
         b->sum += b->slot[s];
     }
-}
-
-/* Move to now_ms's second, zeroing the seconds passed over. */
-void
-hist_advance(struct hist *h, uint64_t now_ms)
-{
-    uint64_t s = now_ms / 1000, d;
-
-    if (s <= h->sec)
-        return;
-    d = s - h->sec;
-    if (d >= THROTTLE_HISTORY_S) {
-        memset(h->v, 0, sizeof(h->v));
-    } else {
-        for (uint64_t k = 1; k <= d; k++)
-            h->v[(h->sec + k) % THROTTLE_HISTORY_S] = 0;
-    }
-    h->sec = s;
 }
 
 /* An empty ring whose buckets are a thirtieth of lim's peak window

@@ -111,8 +111,11 @@ put_item(struct import_work *w, json_t *item, struct ddb_err *err)
     }
     if (write_resolve(&w->ctx, &wr, &w->tr, &k, err) != 0)
         goto out;
+    /* the import's writes are the caller's, as PutItem's (the change
+     * log; the new table has no stream) */
     rc = wr.set != NULL
-             ? index_mutate(wr.set, w->tr.t, &k, write_apply, &wr, NULL, err)
+             ? index_mutate(wr.set, w->tr.t, &k, STORAGE_ORIGIN_REQUEST,
+                            write_apply, &wr, NULL, err)
              : stable_mutate(w->tr.t, &k, write_apply, &wr, err);
 out:
     write_req_fini(&wr);

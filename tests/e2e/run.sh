@@ -130,8 +130,12 @@ if command -v timeout >/dev/null 2>&1; then
 fi
 # Every tests/e2e/test_*.py runs in the py suites; the ones below start
 # their own servers or need a newer client, so only the py suite runs them
-# (test_throttling has its own "throttle" line in the summary).
-PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling test_demo test_disk_full"
+# (test_throttling, test_bursts and test_keyhash have their own "throttle"
+# line in the summary).
+PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
+PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
+PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash test_streams_clock"
+PY_OWN_SERVER="$PY_OWN_SERVER test_live_view test_pytest_plugin test_node_helper"
 PY_OWN_SERVER="$PY_OWN_SERVER test_backup_durability"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
@@ -160,7 +164,9 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_disk_full test_backup_durability ;;
+            test_lifecycle test_demo test_disk_full test_connections \
+            test_streams_clock test_live_view test_pytest_plugin \
+            test_node_helper test_backup_durability ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES
@@ -170,7 +176,7 @@ for s in $SUITES; do
     cli)
         run_py cli "$PY" cli_test ;;
     throttle)       # its own line in the summary: DynamoDB's throttling
-        run_py throttle "$PY" test_throttling ;;
+        run_py throttle "$PY" test_throttling test_bursts test_keyhash ;;
     js)
         echo "=== js"
         if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -180,6 +186,7 @@ for s in $SUITES; do
         fi
         jsdir=$E2E/js
         if [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb" ] ||
+           [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb-streams" ] ||
            [ ! -d "$jsdir/node_modules/@aws-sdk/lib-dynamodb" ]; then
             if [ ! -w "$jsdir" ]; then      # e.g. distcheck's read-only tree
                 mkdir "$tmp/js" && cp "$jsdir"/*.mjs "$jsdir"/package*.json \

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
 
 #include "tests/unit/storage/fixture.h"
 
@@ -47,16 +46,8 @@ void
 fixture_key(struct item_key *k, const void *pk, size_t pk_len,
             const void *sk, size_t sk_len)
 {
-    unsigned int hl = 0;
-
     memset(k, 0, sizeof(*k));
-    ck_assert_int_eq(EVP_Digest(pk, pk_len, k->hash, &hl, EVP_md5(), NULL),
-                     1);
-    memcpy(k->pk, pk, pk_len);
-    k->pk_len = pk_len;
-    if (sk_len > 0)
-        memcpy(k->sk, sk, sk_len);
-    k->sk_len = sk_len;
+    key_set(k, 'S', pk, pk_len, sk, sk_len);
 }
 
 void
@@ -155,4 +146,74 @@ fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
     (void)keep;
     (void)err;
     return 0;
+}
+
+int
+fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
+               size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)old;
+    (void)keep;
+    (void)err;
+    if (arg != NULL) {
+        *new_item = json_incref((json_t *)arg);
+        *new_size = 10;
+    }
+    return 0;
+}
+
+int
+fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)arg;
+    (void)old;
+    (void)new_item;
+    (void)new_size;
+    (void)err;
+    *keep = true;
+    return 0;
+}
+
+int
+fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)old;
+    (void)keep;
+    *new_item = json_incref((json_t *)arg);
+    *new_size = 10;
+    return ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED,
+                       "The conditional request failed");
+}
+
+/* The switch's description: its marker, and the marks for the caller. */
+struct marks {
+    uint64_t seq, ms;
+};
+
+static json_t *
+mark_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
+{
+    struct marks *m = arg;
+
+    (void)err;
+    m->seq = seq;
+    m->ms = ms;
+    return json_pack("{s:I}", "marker", (json_int_t)seq);
+}
+
+void
+fixture_log_switch(struct stable *t, bool on, uint64_t *seq, uint64_t *ms)
+{
+    struct marks m = { 0, 0 };
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(stable_log_switch(t, on, 0, mark_fn, &m, &err), 0);
+    ck_assert(stable_log_on(t) == on);
+    if (seq != NULL)
+        *seq = m.seq;
+    if (ms != NULL)
+        *ms = m.ms;
 }

@@ -22,7 +22,7 @@ void fixture_setup(void);
 void fixture_teardown(void);
 
 /* k from raw partition and sort key bytes (sk_len 0: no sort key), hashed
- * with MD5 here, independently of item_codec.c; the rest of k zeroed. */
+ * as an S key (key_set); the rest of k zeroed. */
 void fixture_key(struct item_key *k, const void *pk, size_t pk_len,
                  const void *sk, size_t sk_len);
 /* The same from strings; sk NULL for none. */
@@ -54,5 +54,20 @@ void fixture_put_num(struct stable *t, const char *pk, const char *attr,
 /* stable_mutate_fn that deletes the item. */
 int fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
                    size_t *new_size, bool *keep, struct ddb_err *err);
+/* stable_mutate_fns: store arg (an item; NULL deletes) as 10 bytes; leave
+ * the row alone; propose arg, then fail with ConditionalCheckFailed (so
+ * nothing may be written). */
+int fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
+                    size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
+                    size_t *new_size, bool *keep, struct ddb_err *err);
+
+/* Switch t's change log on or off (stable_log_switch) with an empty
+ * description; *seq and *ms (may be NULL) receive the marker and the
+ * birth time. */
+void fixture_log_switch(struct stable *t, bool on, uint64_t *seq,
+                        uint64_t *ms);
 
 #endif
