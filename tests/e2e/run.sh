@@ -126,7 +126,7 @@ echo "run.sh: testing $SHARDLOCAL_ENDPOINT"
 # A hung server must not hang `make check`: cap each suite.
 LIMIT=
 if command -v timeout >/dev/null 2>&1; then
-    LIMIT="timeout ${E2E_SUITE_TIMEOUT:-300}"
+    LIMIT="timeout ${E2E_SUITE_TIMEOUT:-600}"
 fi
 # Every tests/e2e/test_*.py runs in the py suites; the ones below start
 # their own servers or need a newer client, so only the py suite runs them
