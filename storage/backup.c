@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/json_fast.h"
+#include "storage/partition_int.h"
 #include "storage/storage_int.h"
 #include "storage/util.h"
 
@@ -803,17 +805,71 @@ out:
     return rc;
 }
 
-/* catalog_fill_fn: load the member's items into the new table's
- * partitions, in one transaction each, made durable. */
-static int
-restore_fill(void *arg, struct playout *l, struct ddb_err *err)
+/* Rows being loaded into a new table's partitions (l: open, seen by
+ * nobody yet), one open transaction and insert statement per partition. */
+struct storage_rows {
+    struct playout *l;
+    sqlite3_stmt **ins;
+    struct json_fast_buf buf;           /* an item's text */
+};
+
+/* What fills a new table: fn with its argument. */
+struct rows_job {
+    storage_rows_fn *fn;
+    void *arg;
+};
+
+int
+storage_rows_put(struct storage_rows *r, const struct item_key *k,
+                 const json_t *item, size_t size, struct ddb_err *err)
 {
-    struct restore *r = arg;
-    sqlite3_stmt **ins = xcalloc(l->map.n, sizeof(*ins));
+    sqlite3_stmt *in = r->ins[partmap_find(&r->l->map,
+                                           storage_be64(k->hash))];
+    char *text = NULL;
+    const char *p;
+    size_t n;
+    int rc;
+
+    r->buf.len = 0;
+    if (json_fast_dump(item, &r->buf) == 0) {
+        p = r->buf.p;
+        n = r->buf.len;
+    } else {
+        p = text = json_dumps(item, JSON_COMPACT);
+        if (text == NULL)
+            return ddb_err_set(err, DDB_INTERNAL,
+                               "storage: cannot encode item");
+        n = strlen(text);
+    }
+    rc = sqlite3_bind_blob(in, 1, k->hash, sizeof(k->hash),
+                           SQLITE_STATIC) != SQLITE_OK ||
+         sqlite3_bind_blob(in, 2, k->pk, (int)k->pk_len,
+                           SQLITE_STATIC) != SQLITE_OK ||
+         sqlite3_bind_blob(in, 3, k->sk, (int)k->sk_len,
+                           SQLITE_STATIC) != SQLITE_OK ||
+         sqlite3_bind_int64(in, 4, (sqlite3_int64)size) != SQLITE_OK ||
+         sqlite3_bind_text(in, 5, p, (int)n, SQLITE_STATIC) != SQLITE_OK ||
+         sqlite3_step(in) != SQLITE_DONE;
+    if (rc != 0)
+        storage_sql_err(sqlite3_db_handle(in), "restore", err);
+    sqlite3_reset(in);
+    free(text);
+    return rc ? -1 : 0;
+}
+
+/* catalog_fill_fn: the job's rows into the new table's partitions, in one
+ * transaction each, made durable. */
+static int
+rows_fill(void *arg, struct playout *l, struct ddb_err *err)
+{
+    struct rows_job *j = arg;
+    struct storage_rows r;
     unsigned i, begun = 0;
-    size_t f;
     int rc = -1;
 
+    memset(&r, 0, sizeof(r));
+    r.l = l;
+    r.ins = xcalloc(l->map.n, sizeof(*r.ins));
     for (i = 0; i < l->map.n; i++) {
         sqlite3 *db = partition_db_locked(l->parts[i]);
 
@@ -823,33 +879,20 @@ restore_fill(void *arg, struct playout *l, struct ddb_err *err)
             goto out;
         }
         begun++;
-        if (sqlite3_prepare_v2(db, "INSERT INTO items (h, pk, sk, size, "
-                               "item) VALUES (?1, ?2, ?3, ?4, ?5)", -1,
-                               &ins[i], NULL) != SQLITE_OK) {
+        if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO items (h, pk, "
+                               "sk, size, item) VALUES (?1, ?2, ?3, ?4, "
+                               "?5)", -1, &r.ins[i], NULL) != SQLITE_OK) {
             storage_sql_err(db, "restore", err);
             goto out;
         }
     }
-    for (f = 0; f < json_array_size(r->files); f++) {
-        bool owned;
-        sqlite3 *src = source_open(r, json_string_value(
-                                          json_array_get(r->files, f)),
-                                   &owned, err);
-
-        if (src == NULL)
-            goto out;
-        rc = copy_items(src, l, ins, err);
-        if (owned)
-            sqlite3_close(src);
-        if (rc != 0)
-            goto out;
-        rc = -1;
-    }
+    if (j->fn(j->arg, &r, err) != 0)
+        goto out;
     for (i = 0; i < l->map.n; i++) {
         sqlite3 *db = partition_db_locked(l->parts[i]);
 
-        sqlite3_finalize(ins[i]);
-        ins[i] = NULL;
+        sqlite3_finalize(r.ins[i]);
+        r.ins[i] = NULL;
         if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
             storage_sql_err(db, "restore", err);
             goto out;
@@ -862,11 +905,171 @@ out:
     for (i = 0; i < l->map.n; i++) {
         sqlite3 *db = partition_db_locked(l->parts[i]);
 
-        sqlite3_finalize(ins[i]);
+        sqlite3_finalize(r.ins[i]);
         if (i < begun && !sqlite3_get_autocommit(db))
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     }
-    free(ins);
+    free(r.ins);
+    free(r.buf.p);
+    return rc;
+}
+
+int
+storage_table_create_rows(struct storage *s, const char *name,
+                          const json_t *desc, unsigned nparts,
+                          storage_rows_fn *fn, void *arg,
+                          struct ddb_err *err)
+{
+    struct rows_job j = { fn, arg };
+
+    return catalog_table_create(s, name, desc, nparts, rows_fill, &j, err);
+}
+
+/* storage_rows_fn: the member's items, from each of its files. */
+static int
+restore_rows(void *arg, struct storage_rows *rows, struct ddb_err *err)
+{
+    struct restore *r = arg;
+    size_t f;
+
+    for (f = 0; f < json_array_size(r->files); f++) {
+        bool owned;
+        int rc;
+        sqlite3 *src = source_open(r, json_string_value(
+                                          json_array_get(r->files, f)),
+                                   &owned, err);
+
+        if (src == NULL)
+            return -1;
+        rc = copy_items(src, rows->l, rows->ins, err);
+        if (owned)
+            sqlite3_close(src);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Visit the items of src (fn as stable_scan's). */
+static int
+scan_items(sqlite3 *src, stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = -1, step, r = 0;
+
+    if (sqlite3_prepare_v2(src, "SELECT h, pk, sk, size, item FROM items",
+                           -1, &st, NULL) != SQLITE_OK) {
+        storage_sql_err(src, "backup", err);
+        goto out;
+    }
+    while (r == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct item_key k;
+        json_t *item;
+        int hn = sqlite3_column_bytes(st, 0);
+
+        memset(&k, 0, sizeof(k));
+        if (hn > 0)
+            memcpy(k.hash, sqlite3_column_blob(st, 0),
+                   (size_t)hn < sizeof(k.hash) ? (size_t)hn
+                                               : sizeof(k.hash));
+        k.pk_len = (size_t)sqlite3_column_bytes(st, 1);
+        k.sk_len = (size_t)sqlite3_column_bytes(st, 2);
+        if (k.pk_len > sizeof(k.pk) || k.sk_len > sizeof(k.sk)) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: backup key too long");
+            goto out;
+        }
+        if (k.pk_len > 0)
+            memcpy(k.pk, sqlite3_column_blob(st, 1), k.pk_len);
+        if (k.sk_len > 0)
+            memcpy(k.sk, sqlite3_column_blob(st, 2), k.sk_len);
+        item = part_item_parse(st, 4, err);
+        if (item == NULL)
+            goto out;
+        r = fn(arg, &k, item, (size_t)sqlite3_column_int64(st, 3), err);
+        json_decref(item);
+        if (r < 0)
+            goto out;
+    }
+    if (r == 0 && step != SQLITE_DONE) {
+        storage_sql_err(src, "backup", err);
+        goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The restore state of member of backup key: 0, or -1 with err set.
+ * In memory, b->mu is taken and kept (the caller releases it). */
+static int
+restore_open(struct backups *b, const char *key, const char *member,
+             json_t **row, struct restore *r, struct ddb_err *err)
+{
+    json_t *m;
+    size_t i;
+
+    memset(r, 0, sizeof(*r));
+    *row = row_of(b, key);
+    if (*row == NULL)
+        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND, "Backup not found");
+    r->b = b;
+    r->dir = json_string_value(json_object_get(*row, "dir"));
+    json_array_foreach(json_object_get(*row, "members"), i, m)
+        if (json_str_is(json_object_get(m, "name"), member))
+            r->files = json_object_get(m, "files");
+    if (r->files == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: backup has no "
+                           "table %s", member);
+    if (b->dir == NULL) {
+        /* in memory: the databases stay ours until the caller is done */
+        pthread_mutex_lock(&b->mu);
+        for (r->mem = b->mem; r->mem != NULL; r->mem = r->mem->next)
+            if (strcmp(r->mem->dir, r->dir) == 0)
+                break;
+        if (r->mem == NULL) {
+            pthread_mutex_unlock(&b->mu);
+            return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                               "Backup not found");
+        }
+    }
+    return 0;
+}
+
+int
+storage_backup_scan(struct storage *s, const char *key, const char *member,
+                    stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    struct backups *b = s->bk;
+    struct restore r;
+    json_t *row = NULL;
+    size_t f;
+    int rc = -1;
+
+    if (restore_open(b, key, member, &row, &r, err) != 0) {
+        json_decref(row);
+        return -1;
+    }
+    for (f = 0; f < json_array_size(r.files); f++) {
+        bool owned;
+        sqlite3 *src = source_open(&r, json_string_value(
+                                           json_array_get(r.files, f)),
+                                   &owned, err);
+
+        if (src == NULL)
+            goto out;
+        rc = scan_items(src, fn, arg, err);
+        if (owned)
+            sqlite3_close(src);
+        if (rc != 0)
+            goto out;
+        rc = -1;
+    }
+    rc = 0;
+out:
+    if (r.mem != NULL)
+        pthread_mutex_unlock(&b->mu);
+    json_decref(row);
     return rc;
 }
 
@@ -877,40 +1080,16 @@ storage_backup_restore(struct storage *s, const char *key,
                        struct ddb_err *err)
 {
     struct backups *b = s->bk;
-    json_t *row = row_of(b, key), *m;
     struct restore r;
-    size_t i;
+    json_t *row = NULL;
     int rc = -1;
 
-    if (row == NULL)
-        return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND, "Backup not found");
-    memset(&r, 0, sizeof(r));
-    r.b = b;
-    r.dir = json_string_value(json_object_get(row, "dir"));
-    json_array_foreach(json_object_get(row, "members"), i, m)
-        if (json_str_is(json_object_get(m, "name"), member))
-            r.files = json_object_get(m, "files");
-    if (r.files == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: backup has no table %s",
-                    member);
-        goto out;
-    }
-    if (b->dir == NULL) {
-        /* in memory: the databases stay ours until the restore is done */
-        pthread_mutex_lock(&b->mu);
-        for (r.mem = b->mem; r.mem != NULL; r.mem = r.mem->next)
-            if (strcmp(r.mem->dir, r.dir) == 0)
-                break;
+    if (restore_open(b, key, member, &row, &r, err) == 0) {
+        rc = storage_table_create_rows(s, name, desc, nparts, restore_rows,
+                                       &r, err);
         if (r.mem != NULL)
-            rc = catalog_table_create(s, name, desc, nparts, restore_fill,
-                                      &r, err);
-        else
-            ddb_err_set(err, DDB_RESOURCE_NOT_FOUND, "Backup not found");
-        pthread_mutex_unlock(&b->mu);
-        goto out;
+            pthread_mutex_unlock(&b->mu);
     }
-    rc = catalog_table_create(s, name, desc, nparts, restore_fill, &r, err);
-out:
     json_decref(row);
     return rc;
 }

@@ -57,12 +57,14 @@ enum ddb_errtype {
     DDB_BACKUP_IN_USE,              /* BackupInUseException */
     DDB_POLICY_NOT_FOUND,           /* PolicyNotFoundException */
     DDB_GLOBAL_TABLE_NOT_FOUND,     /* GlobalTableNotFoundException */
+    DDB_PITR_UNAVAILABLE,           /* PointInTimeRecoveryUnavailable... */
+    DDB_INVALID_RESTORE_TIME,       /* InvalidRestoreTimeException */
+    DDB_CONTINUOUS_BACKUPS_UNAVAILABLE, /* ContinuousBackupsUnavailable... */
     /* The export and import families' own codes. */
     DDB_EXPORT_NOT_FOUND,           /* ExportNotFoundException */
     DDB_EXPORT_CONFLICT,            /* ExportConflictException */
     DDB_IMPORT_NOT_FOUND,           /* ImportNotFoundException */
     DDB_IMPORT_CONFLICT,            /* ImportConflictException */
-    DDB_PITR_UNAVAILABLE,           /* PointInTimeRecoveryUnavailable... */
     DDB_ERRTYPE_COUNT
 };
 
@@ -396,6 +398,28 @@ int storage_backup_restore(struct storage *s, const char *key,
                            const char *member, const char *name,
                            const json_t *desc, unsigned nparts,
                            struct ddb_err *err);
+
+/*
+ * What point-in-time recovery builds on (storage/backup.c).
+ * storage_backup_scan visits the items of table member of backup key
+ * (fn as stable_scan's, in no particular order; DDB_RESOURCE_NOT_FOUND
+ * when there is no such backup). storage_table_create_rows creates table
+ * name (desc copied) over nparts partitions holding what fn puts with
+ * storage_rows_put() (a row put twice keeps the last): loaded before the
+ * catalog names the table, so a crash leaves it whole or absent.
+ */
+int storage_backup_scan(struct storage *s, const char *key,
+                        const char *member, stable_row_fn *fn, void *arg,
+                        struct ddb_err *err);
+struct storage_rows;
+typedef int storage_rows_fn(void *arg, struct storage_rows *rows,
+                            struct ddb_err *err);
+int storage_rows_put(struct storage_rows *rows, const struct item_key *k,
+                     const json_t *item, size_t size, struct ddb_err *err);
+int storage_table_create_rows(struct storage *s, const char *name,
+                              const json_t *desc, unsigned nparts,
+                              storage_rows_fn *fn, void *arg,
+                              struct ddb_err *err);
 
 /*
  * Snapshots: backups whose key starts with STORAGE_SNAPSHOT_PREFIX are a

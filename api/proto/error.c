@@ -116,6 +116,12 @@ static const struct {
         "PolicyNotFoundException", NS_DDB, 400, KEY_LOWER },
     [DDB_GLOBAL_TABLE_NOT_FOUND] = {
         "GlobalTableNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_PITR_UNAVAILABLE] = {
+        "PointInTimeRecoveryUnavailableException", NS_DDB, 400, KEY_LOWER },
+    [DDB_INVALID_RESTORE_TIME] = {
+        "InvalidRestoreTimeException", NS_DDB, 400, KEY_LOWER },
+    [DDB_CONTINUOUS_BACKUPS_UNAVAILABLE] = {
+        "ContinuousBackupsUnavailableException", NS_DDB, 400, KEY_LOWER },
     [DDB_EXPORT_NOT_FOUND] = {
         "ExportNotFoundException", NS_DDB, 400, KEY_LOWER },
     [DDB_EXPORT_CONFLICT] = {
@@ -124,8 +130,6 @@ static const struct {
         "ImportNotFoundException", NS_DDB, 400, KEY_LOWER },
     [DDB_IMPORT_CONFLICT] = {
         "ImportConflictException", NS_DDB, 400, KEY_LOWER },
-    [DDB_PITR_UNAVAILABLE] = {
-        "PointInTimeRecoveryUnavailableException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int

@@ -88,6 +88,22 @@ static const struct vfield list_backups[] = {
 };
 static const struct vfield table_only[] = { TABLENAME, END };
 static const struct vfield nothing[] = { END };
+/* UpdateContinuousBackups (tables/pitr.c): RecoveryPeriodInDays 1 to 35
+ * (the API reference). */
+static const struct vfield pitr_spec_fields[] = {
+    { .name = "PointInTimeRecoveryEnabled", .type = T_BOOL,
+      .flags = F_NOTNULL },
+    { .name = "RecoveryPeriodInDays", .type = T_INT,
+      .flags = F_MINVAL | F_MAXVAL, .minval = 1, .maxval = 35 },
+    END
+};
+static const struct vfield update_cb[] = {
+    TABLENAME,
+    { .name = "PointInTimeRecoverySpecification", .type = T_STRUCT,
+      .flags = F_NOTNULL, .sub = pitr_spec_fields,
+      .cls = "PointInTimeRecoverySpecification" },
+    END
+};
 
 /* ------------------------------------------------------------------------
  * Global tables, Kinesis streaming destinations, replica auto scaling
@@ -237,6 +253,8 @@ const struct api_schema schema_delete_backup = { .fields = backup_arn_only };
 const struct api_schema schema_list_backups = { .fields = list_backups };
 const struct api_schema schema_describe_continuous_backups = {
     .fields = table_only };
+const struct api_schema schema_update_continuous_backups = {
+    .fields = update_cb };
 const struct api_schema schema_describe_limits = { .fields = nothing };
 const struct api_schema schema_describe_endpoints = { .fields = nothing };
 const struct api_schema schema_create_global_table = {

@@ -262,6 +262,18 @@ static const struct vfield list_ci[] = {
     END
 };
 
+/* The overrides both restores take. */
+#define RESTORE_OVERRIDES \
+    ENUM("BillingModeOverride", model_e_billing), \
+    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &gsi_elem }, \
+    { .name = "LocalSecondaryIndexOverride", .type = T_LIST, \
+      .sub = &lsi_elem }, \
+    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT, \
+      .sub = pt_fields, .cls = "ProvisionedThroughput" }, \
+    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"), \
+    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification")
+
 /* RestoreTableFromBackup (tables/restore.c): its overrides take
  * CreateTable's shapes. TargetTableName's length and BackupArn are checked
  * there, with DynamoDB's own messages ("TableName must be at least 3
@@ -270,18 +282,28 @@ static const struct vfield list_ci[] = {
 static const struct vfield restore_table[] = {
     { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
     { .name = "BackupArn", .type = T_STR, .flags = F_NOTNULL },
-    ENUM("BillingModeOverride", model_e_billing),
-    { .name = "GlobalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &gsi_elem },
-    { .name = "LocalSecondaryIndexOverride", .type = T_LIST,
-      .sub = &lsi_elem },
-    { .name = "ProvisionedThroughputOverride", .type = T_STRUCT,
-      .sub = pt_fields, .cls = "ProvisionedThroughput" },
-    STRUCT("OnDemandThroughputOverride", odt_fields, "OnDemandThroughput"),
-    STRUCT("SSESpecificationOverride", sse_fields, "SSESpecification"),
+    RESTORE_OVERRIDES,
     END
 };
 
+/* RestoreTableToPointInTime (tables/restore.c): the same overrides; the
+ * source by name or ARN and the time by RestoreDateTime or
+ * UseLatestRestorableTime, one of each, are checked there. */
+static const struct vfield restore_pitr[] = {
+    { .name = "SourceTableArn", .type = T_STR, .flags = F_MINLEN | F_MAXLEN,
+      .minlen = 1, .maxlen = 1024 },
+    { .name = "SourceTableName", .type = T_STR,
+      .flags = F_TABLENAME | F_MINLEN | F_MAXLEN, .minlen = 3,
+      .maxlen = 255 },
+    { .name = "TargetTableName", .type = T_STR, .flags = F_NOTNULL },
+    BOOL("UseLatestRestorableTime"),
+    { .name = "RestoreDateTime", .type = T_TIME },
+    RESTORE_OVERRIDES,
+    END
+};
+
+const struct api_schema schema_restore_table_to_point_in_time = {
+    .fields = restore_pitr };
 const struct api_schema schema_create_table = { .fields = create_table };
 const struct api_schema schema_restore_table_from_backup = {
     .fields = restore_table };

@@ -57,6 +57,8 @@ extern const struct api_schema schema_delete_backup;
 extern const struct api_schema schema_list_backups;
 extern const struct api_schema schema_restore_table_from_backup;
 extern const struct api_schema schema_describe_continuous_backups;
+extern const struct api_schema schema_update_continuous_backups;
+extern const struct api_schema schema_restore_table_to_point_in_time;
 extern const struct api_schema schema_describe_limits;
 extern const struct api_schema schema_describe_endpoints;
 extern const struct api_schema schema_create_global_table;

@@ -134,15 +134,19 @@ streams_sweep(struct api_server *srv, uint64_t now)
             (json_str_is(json_object_get(desc, "TableStatus"), "ACTIVE") ||
              json_str_is(json_object_get(desc, "TableStatus"), "UPDATING")))
             gone += expire_table(&ctx, n, attr);
-        json_decref(desc);
+        /* point-in-time recovery may need older records */
         if (now > TABLES_STREAM_RETENTION_MS &&
-            stable_log_trim(t, now - TABLES_STREAM_RETENTION_MS, &err) != 0)
+            stable_log_trim(t, tables_pitr_trim_ms(desc, now -
+                                                   TABLES_STREAM_RETENTION_MS),
+                            &err) != 0)
             ddb_err_clear(&err);
+        json_decref(desc);
         stable_release(t);
         if (tables_streams_expire(&ctx, n, now, &err) != 0)
             ddb_err_clear(&err);
     }
     json_decref(names);
+    tables_pitr_sweep(&ctx, now);       /* bases of point-in-time recovery */
     if (srv->sweeper != NULL)
         pthread_mutex_unlock(&srv->sweeper->pass_mu);
     return gone;

@@ -57,6 +57,8 @@ tables_backup_find(const struct api_ctx *ctx, const char *s,
     }
     row = storage_backup_get(ctx->srv->st, a->sub);
     if (row == NULL ||
+        json_is_true(json_object_get(json_object_get(row, "meta"),
+                                     "_slPitr")) ||
         !json_str_is(json_object_get(json_object_get(row, "meta"),
                                      "TableName"), a->table)) {
         json_decref(row);
@@ -266,8 +268,8 @@ tables_restoring_from(struct api_ctx *ctx, const char *key, char *table,
 
 /* The table's description as a backup keeps it: public members, and of
  * the private ones its Time to Live. */
-static json_t *
-source_of(const json_t *desc)
+json_t *
+tables_backup_source(const json_t *desc)
 {
     json_t *out = json_object();
     const char *k;
@@ -360,7 +362,7 @@ api_create_backup(struct api_ctx *ctx, const json_t *req, json_t **resp,
                      "TableName", name, "TableId",
                      json_object_get(desc, "TableId"), "TableArn",
                      json_object_get(desc, "TableArn"), "Source",
-                     source_of(desc));
+                     tables_backup_source(desc));
     if (storage_backup_create(ctx->srv->st, key, tabs, n, meta, err) != 0)
         goto out;
     row = storage_backup_get(ctx->srv->st, key);
@@ -439,8 +441,8 @@ out:
  * ---------------------------------------------------------------------- */
 
 /* A date-time member (epoch seconds) in ms; -1 when absent. */
-static long long
-time_ms(const json_t *req, const char *name)
+long long
+tables_time_ms(const json_t *req, const char *name)
 {
     const json_t *v = json_object_get(req, name);
 
@@ -494,8 +496,8 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
     const char *param = tables_str(req, "TableName");
     const char *type = tables_str(req, "BackupType");
     const char *start = tables_str(req, "ExclusiveStartBackupArn");
-    long long lo = time_ms(req, "TimeRangeLowerBound");
-    long long hi = time_ms(req, "TimeRangeUpperBound");
+    long long lo = tables_time_ms(req, "TimeRangeLowerBound");
+    long long hi = tables_time_ms(req, "TimeRangeUpperBound");
     long long limit = tables_uint(req, "Limit");
     char name[TABLES_NAME_MAX];
     struct tables_arn sa;
@@ -526,7 +528,8 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
         meta = json_object_get(row, "meta");
         at = (long long)json_integer_value(json_object_get(meta,
                                                            "CreatedMs"));
-        if ((type != NULL && strcmp(type, "ALL") != 0 &&
+        if (json_is_true(json_object_get(meta, "_slPitr")) ||
+            (type != NULL && strcmp(type, "ALL") != 0 &&
              !json_str_is(json_object_get(meta, "BackupType"), type)) ||
             (param != NULL && !json_str_is(json_object_get(meta,
                                                            "TableName"),
@@ -553,48 +556,5 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
                                         "BackupArn"));
     free(v);
     json_decref(rows);
-    return 0;
-}
-
-/* ------------------------------------------------------------------------
- * DescribeContinuousBackups
- * ---------------------------------------------------------------------- */
-
-/*
- * Backups are always on (ContinuousBackupsStatus ENABLED, DynamoDB's
- * answer for an ACTIVE table; DISABLED while it is CREATING, DDB-TABLE-115)
- * and point-in-time recovery is off: the minimal answer until
- * UpdateContinuousBackups exists. A missing table is TableNotFound.
- */
-int
-api_describe_continuous_backups(struct api_ctx *ctx, const json_t *req,
-                                json_t **resp, struct ddb_err *err)
-{
-    const char *param = tables_req_name(req, err);
-    char name[TABLES_NAME_MAX];
-    struct stable *t;
-    json_t *desc;
-    bool creating;
-    int o;
-
-    if (param == NULL)
-        return -1;
-    if (!tables_name_from_param(ctx, param, name, sizeof(name)))
-        return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
-                           param);
-    o = tables_open_settled(ctx, name, false, &t, &desc, err);
-    if (o < 0)
-        return -1;
-    if (o > 0)
-        return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
-                           name);
-    creating = json_str_is(json_object_get(desc, "TableStatus"), "CREATING");
-    json_decref(desc);
-    stable_release(t);
-    *resp = json_pack("{s:{s:s, s:{s:s}}}", "ContinuousBackupsDescription",
-                      "ContinuousBackupsStatus",
-                      creating ? "DISABLED" : "ENABLED",
-                      "PointInTimeRecoveryDescription",
-                      "PointInTimeRecoveryStatus", "DISABLED");
     return 0;
 }

@@ -33,6 +33,12 @@ struct rst {
                                            the restore amounts to */
     json_t *imap;                       /* owned: [{"from", "to"}], each
                                            index restored */
+    /* RestoreTableToPointInTime: */
+    bool pitr;                          /* restoring a time, not a backup */
+    char source[TABLES_NAME_MAX];       /* the source table */
+    uint64_t at_ms;                     /* the time restored */
+    uint64_t shown_ms;                  /* the time asked for */
+    json_t *src_own;                    /* owned: r->src */
 };
 
 #define INVALID "Invalid Request: "
@@ -408,6 +414,10 @@ make_tables(struct api_ctx *ctx, struct rst *r, const json_t *desc,
     return 0;
 }
 
+static int make_tables_at(struct api_ctx *ctx, struct rst *r,
+                          const json_t *desc, unsigned nparts,
+                          const unsigned *gparts, struct ddb_err *err);
+
 /*
  * The name must be free: a table there (DELETING too) is
  * TableAlreadyExists, one being restored TableInUse (DDB-TABLE-219,
@@ -443,6 +453,11 @@ restore_summary(const struct rst *r)
 {
     const json_t *meta = json_object_get(r->row, "meta");
 
+    if (r->pitr)
+        return json_pack("{s:O, s:o, s:b}", "SourceTableArn",
+                         json_object_get(r->src, "TableArn"),
+                         "RestoreDateTime", tables_epoch(r->shown_ms),
+                         "RestoreInProgress", 1);
     return json_pack("{s:O, s:O, s:o, s:b}", "SourceBackupArn",
                      json_object_get(meta, "BackupArn"), "SourceTableArn",
                      json_object_get(meta, "TableArn"), "RestoreDateTime",
@@ -487,20 +502,59 @@ set_sse(struct api_ctx *ctx, const struct rst *r, json_t *desc)
         json_object_set_new(desc, "SSEDescription", sse);
 }
 
-int
-api_restore_table_from_backup(struct api_ctx *ctx, const json_t *req,
-                              json_t **resp, struct ddb_err *err)
+/* The common part of both restores, once r's source is known: the
+ * CreateTable request, its checks, the tables made under the DDL lock,
+ * the reply. */
+static int
+restore_run(struct api_ctx *ctx, struct rst *r, json_t **resp,
+            struct ddb_err *err)
 {
     struct tables_create c;
     char busy[TABLES_NAME_MAX];
     unsigned nparts = 1, gparts[INDEX_GSI_MAX + 1];
     uint64_t now = tables_now_ms(ctx);
     json_t *desc = NULL;
+    int rc = -1;
+
+    memset(&c, 0, sizeof(c));
+    if (build_request(r, err) != 0 ||
+        tables_check_create(ctx, r->creq, &c, err) != 0)
+        goto out;
+    desc = tables_desc_new(ctx, r->creq, &c, now, &nparts, gparts);
+    set_sse(ctx, r, desc);
+    /* the summary shows while the table is CREATING (status.c drops it
+     * when the table turns ACTIVE, DDB-TABLE-216) */
+    if (json_str_is(json_object_get(desc, "TableStatus"), "CREATING"))
+        json_object_set_new(desc, "RestoreSummary", restore_summary(r));
+    api_ddl_lock();
+    /* the target first: a replayed restore is TableInUse (DDB-TABLE-463) */
+    rc = check_name_free(ctx, r->target, err);
+    if (rc == 0 && !r->pitr &&
+        tables_restoring_from(ctx, r->a.sub, busy, sizeof(busy)))
+        rc = ddb_err_set(err, DDB_BACKUP_IN_USE, "Backup is being used to "
+                         "restore another table: %s", r->arn);
+    if (rc == 0)
+        rc = r->pitr ? make_tables_at(ctx, r, desc, nparts, gparts, err)
+                     : make_tables(ctx, r, desc, nparts, gparts, err);
+    api_ddl_unlock();
+    if (rc == 0)
+        *resp = json_pack("{s:o}", "TableDescription",
+                          reply_desc(r, desc, now));
+out:
+    json_decref(c.odt);
+    json_decref(c.policy);
+    json_decref(desc);
+    return rc;
+}
+
+int
+api_restore_table_from_backup(struct api_ctx *ctx, const json_t *req,
+                              json_t **resp, struct ddb_err *err)
+{
     struct rst r;
     int rc = -1;
 
     memset(&r, 0, sizeof(r));
-    memset(&c, 0, sizeof(c));
     r.req = req;
     r.arn = tables_str(req, "BackupArn");
     r.target = tables_str(req, "TargetTableName");
@@ -512,38 +566,187 @@ api_restore_table_from_backup(struct api_ctx *ctx, const json_t *req,
         return -1;
     r.src = json_object_get(json_object_get(r.row, "meta"), "Source");
     if (strcmp(r.a.region, tables_region(ctx)) != 0 &&
-        !json_has(req, "SSESpecificationOverride")) {
+        !json_has(req, "SSESpecificationOverride"))
         ddb_err_set(err, DDB_VALIDATION, INVALID "sseSpecificationOverride "
                     "must be provided for cross-region restores");
-        goto out;
-    }
-    if (build_request(&r, err) != 0 ||
-        tables_check_create(ctx, r.creq, &c, err) != 0)
-        goto out;
-    desc = tables_desc_new(ctx, r.creq, &c, now, &nparts, gparts);
-    set_sse(ctx, &r, desc);
-    /* the summary shows while the table is CREATING (status.c drops it
-     * when the table turns ACTIVE, DDB-TABLE-216) */
-    if (json_str_is(json_object_get(desc, "TableStatus"), "CREATING"))
-        json_object_set_new(desc, "RestoreSummary", restore_summary(&r));
-    api_ddl_lock();
-    /* the target first: a replayed restore is TableInUse (DDB-TABLE-463) */
-    rc = check_name_free(ctx, r.target, err);
-    if (rc == 0 && tables_restoring_from(ctx, r.a.sub, busy, sizeof(busy)))
-        rc = ddb_err_set(err, DDB_BACKUP_IN_USE, "Backup is being used to "
-                         "restore another table: %s", r.arn);
-    if (rc == 0)
-        rc = make_tables(ctx, &r, desc, nparts, gparts, err);
-    api_ddl_unlock();
-    if (rc == 0)
-        *resp = json_pack("{s:o}", "TableDescription",
-                          reply_desc(&r, desc, now));
-out:
-    json_decref(c.odt);
-    json_decref(c.policy);
-    json_decref(desc);
+    else
+        rc = restore_run(ctx, &r, resp, err);
     json_decref(r.creq);
     json_decref(r.imap);
     json_decref(r.row);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * RestoreTableToPointInTime
+ * ---------------------------------------------------------------------- */
+
+/* storage_rows_fn: the source's items at the time restored. */
+struct at_rows {
+    struct api_ctx *ctx;
+    struct rst *r;
+    struct storage_rows *rows;
+};
+
+static int
+at_row(void *arg, const struct item_key *k, const json_t *item, size_t size,
+       struct ddb_err *err)
+{
+    struct at_rows *a = arg;
+
+    return storage_rows_put(a->rows, k, item, size, err);
+}
+
+static int
+at_fill(void *arg, struct storage_rows *rows, struct ddb_err *err)
+{
+    struct at_rows *a = arg;
+
+    a->rows = rows;
+    return tables_pitr_items_at(a->ctx, a->r->source, a->r->at_ms, at_row,
+                                a, err);
+}
+
+/*
+ * The restored table is built under a hidden name (<target>/restoring):
+ * its indexes' hidden tables (empty), then the table with the source's
+ * items at the time, then each index filled from it (index_backfill), and
+ * only then renamed to the target, so a crash leaves no target (the
+ * sweep drops what it left, tables_pitr_sweep).
+ */
+static int
+make_tables_at(struct api_ctx *ctx, struct rst *r, const json_t *desc,
+               unsigned nparts, const unsigned *gparts, struct ddb_err *err)
+{
+    struct storage *st = ctx->srv->st;
+    char tmp[TABLES_NAME_MAX + 16], to[TABLES_NAME_MAX + 300];
+    size_t ngsi = json_array_size(json_object_get(desc,
+                                                  "GlobalSecondaryIndexes"));
+    struct index_set *is = xcalloc(1, sizeof(*is));
+    struct at_rows a = { ctx, r, NULL };
+    struct stable *t = NULL;
+    struct ddb_err e;
+    const json_t *m;
+    json_t *meta;
+    size_t i;
+    int rc = -1;
+
+    snprintf(tmp, sizeof(tmp), "%s" TABLES_RESTORING, r->target);
+    ddb_err_init(&e);
+    (void)storage_table_delete(st, tmp, &e);
+    ddb_err_clear(&e);
+    index_drop_all(st, r->target);
+    json_array_foreach(r->imap, i, m) {
+        index_table_name(r->target, tables_str(m, "to"), to, sizeof(to));
+        meta = json_pack("{s:s, s:s, s:O}", "TableName", to, "_slIndexOf",
+                         r->target, "IndexName", json_object_get(m, "to"));
+        rc = storage_table_create(st, to, meta, i < ngsi ? gparts[i] : 1,
+                                  err);
+        json_decref(meta);
+        if (rc != 0)
+            goto out;
+    }
+    rc = -1;
+    if (storage_table_create_rows(st, tmp, desc, nparts, at_fill, &a,
+                                  err) != 0 ||
+        (t = storage_table_get(st, tmp)) == NULL ||
+        index_set_open(st, desc, is, err) != 0)
+        goto out;
+    for (i = 0; i < is->n; i++)
+        if (index_backfill(t, &is->base, &is->idx[i], err) != 0)
+            goto out;
+    stable_release(t);
+    t = NULL;
+    if (storage_table_rename(st, tmp, r->target, err) != 0)
+        goto out;
+    gate_table_created(ctx, r->target);
+    rc = 0;
+out:
+    index_set_close(is);
+    free(is);
+    if (t != NULL)
+        stable_release(t);
+    if (rc != 0) {
+        (void)storage_table_delete(st, tmp, &e);
+        ddb_err_clear(&e);
+        index_drop_all(st, r->target);
+    }
+    return rc;
+}
+
+/*
+ * The source by SourceTableName or SourceTableArn (one of them), the time
+ * by RestoreDateTime or UseLatestRestorableTime (one of them; the
+ * messages for a request with both or neither are ours: DynamoDB's are
+ * not recorded). The settings are the source's current ones with the
+ * overrides, as RestoreTableFromBackup's (the API reference: "All these
+ * settings come from the current settings of the source table at the
+ * time of restore").
+ */
+int
+api_restore_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
+                                   json_t **resp, struct ddb_err *err)
+{
+    const char *sname = tables_str(req, "SourceTableName");
+    const char *sarn = tables_str(req, "SourceTableArn");
+    bool latest = json_is_true(json_object_get(req,
+                                               "UseLatestRestorableTime"));
+    long long at = tables_time_ms(req, "RestoreDateTime");
+    struct stable *t = NULL;
+    json_t *desc = NULL;
+    struct rst r;
+    int o, rc = -1;
+
+    memset(&r, 0, sizeof(r));
+    r.req = req;
+    r.pitr = true;
+    r.target = tables_str(req, "TargetTableName");
+    r.mode = tables_str(req, "BillingModeOverride");
+    if (check_target(req, err) != 0)
+        return -1;
+    if ((sname == NULL) == (sarn == NULL))
+        return ddb_err_set(err, DDB_VALIDATION, INVALID "%s",
+                           sname == NULL
+                               ? "Either SourceTableName or SourceTableArn "
+                                 "must be specified"
+                               : "Only one of SourceTableName or "
+                                 "SourceTableArn can be specified");
+    if (latest == (at >= 0))
+        return ddb_err_set(err, DDB_VALIDATION, INVALID "%s",
+                           latest ? "Only one of RestoreDateTime or "
+                                    "UseLatestRestorableTime can be "
+                                    "specified"
+                                  : "Either RestoreDateTime or "
+                                    "UseLatestRestorableTime must be "
+                                    "specified");
+    if (!tables_name_from_param(ctx, sname != NULL ? sname : sarn,
+                                r.source, sizeof(r.source)))
+        return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
+                           sname != NULL ? sname : sarn);
+    o = tables_open_settled(ctx, r.source, false, &t, &desc, err);
+    if (o != 0)
+        return o < 0 ? -1
+                     : ddb_err_set(err, DDB_TABLE_NOT_FOUND,
+                                   "Table not found: %s", r.source);
+    /* To a second: clients send whole seconds (botocore drops the
+     * fraction), and a restore to second S shows every write made before
+     * S + 1 (up to now); the summary shows S. */
+    r.shown_ms = latest ? tables_now_ms(ctx) : (uint64_t)at / 1000 * 1000;
+    r.at_ms = r.shown_ms;
+    if (!latest && r.at_ms + 999 <= tables_now_ms(ctx))
+        r.at_ms += 999;
+    else if (!latest && r.at_ms <= tables_now_ms(ctx))
+        r.at_ms = tables_now_ms(ctx);
+    r.src = r.src_own = tables_backup_source(desc);
+    if (!tables_pitr_on(desc))
+        ddb_err_set(err, DDB_PITR_UNAVAILABLE, "Point in time recovery is "
+                    "not enabled for table '%s'", r.source);
+    else
+        rc = restore_run(ctx, &r, resp, err);
+    json_decref(desc);
+    stable_release(t);
+    json_decref(r.src_own);
+    json_decref(r.creq);
+    json_decref(r.imap);
     return rc;
 }

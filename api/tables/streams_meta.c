@@ -281,7 +281,8 @@ tables_stream_commit(struct api_ctx *ctx, const struct tables_stream_req *sr,
     if (!sr->present)
         return stable_set_desc(t, desc, err);
     a.view = sr->enable ? sr->view : NULL;
-    return stable_log_switch(t, sr->enable,
+    /* point-in-time recovery keeps the log on (pitr.c) */
+    return stable_log_switch(t, sr->enable || tables_pitr_on(desc),
                              label_floor(ctx, stable_name(t)), switch_fn,
                              &a, err);
 }

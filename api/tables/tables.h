@@ -27,8 +27,10 @@ api_handler api_tag_resource, api_untag_resource, api_list_tags_of_resource;
 api_handler api_put_resource_policy, api_get_resource_policy,
     api_delete_resource_policy;
 api_handler api_create_backup, api_describe_backup, api_delete_backup,
-    api_list_backups, api_restore_table_from_backup,
-    api_describe_continuous_backups;
+    api_list_backups, api_restore_table_from_backup;
+/* Point-in-time recovery (pitr.c, restore.c). */
+api_handler api_describe_continuous_backups, api_update_continuous_backups,
+    api_restore_table_to_point_in_time;
 api_handler api_describe_limits, api_describe_endpoints;
 api_handler api_create_global_table, api_update_global_table,
     api_describe_global_table, api_describe_global_table_settings,
@@ -140,5 +142,28 @@ int tables_streams_expire(struct api_ctx *ctx, const char *name,
 /* The TTL attribute of the table described by desc into out (outsz
  * bytes): true when Time to Live is enabled. */
 bool tables_ttl_attr(const json_t *desc, char *out, size_t outsz);
+
+/* ------------------------------------------------------------------------
+ * Point-in-time recovery (pitr.c; docs/design.md, "Point-in-time
+ * recovery"), for the sweep and for exports of a past time.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Visit every item of table name as it was at at_ms (epoch ms on the
+ * server's clock, inside the recovery window), in no particular order: fn
+ * as stable_scan's (k and item borrowed; size is the item's). Errors:
+ * TableNotFoundException, PointInTimeRecoveryUnavailableException (PITR
+ * off), InvalidRestoreTimeException (outside the window).
+ */
+int tables_pitr_items_at(struct api_ctx *ctx, const char *name,
+                         uint64_t at_ms, stable_row_fn *fn, void *arg,
+                         struct ddb_err *err);
+/* Is PITR on for the table described by desc? */
+bool tables_pitr_on(const json_t *desc);
+/* The time before which the table's change log may be trimmed: cutoff,
+ * or earlier while PITR needs the records. */
+uint64_t tables_pitr_trim_ms(const json_t *desc, uint64_t cutoff);
+/* A sweep pass: new bases, old ones dropped, leftovers of crashes. */
+void tables_pitr_sweep(struct api_ctx *ctx, uint64_t now);
 
 #endif

@@ -22,6 +22,10 @@
 #define PRIV_UNTIL      "_slUntilMs"    /* end of CREATING/UPDATING/DELETING */
 #define PRIV_TAGS       "_slTags"       /* the table's tags (tags.c) */
 #define PRIV_POLICY     "_slPolicy"     /* resource policies (policy.c) */
+#define PRIV_PITR       "_slPitr"       /* point-in-time recovery (pitr.c) */
+/* The hidden name a point-in-time restore builds its table under before
+ * renaming it (restore.c): "<target>/restoring". */
+#define TABLES_RESTORING "/restoring"
 
 #define TABLES_NAME_MAX 1100            /* a table name buffer, with room */
 
@@ -137,6 +141,13 @@ bool tables_restoring_from(struct api_ctx *ctx, const char *key,
                            char *table, size_t tablesz);
 /* desc describes an on-demand (PAY_PER_REQUEST) table. */
 bool tables_on_demand(const json_t *desc);
+/* The table's description as a backup keeps it, and a point-in-time
+ * restore starts from it: public members and the Time to Live (new
+ * reference). */
+json_t *tables_backup_source(const json_t *desc);
+/* The date-time member name of req as epoch ms (clamped to 0 ..
+ * 9e15), or -1 when absent. */
+long long tables_time_ms(const json_t *req, const char *name);
 
 /* ------------------------------------------------------------------------
  * Status transitions and the DDL lock (status.c)

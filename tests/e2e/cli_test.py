@@ -217,11 +217,12 @@ class CliBase:
     def test_resources(self):
         """One table set up with boto3 (each CLI call costs a second or
         two); the CLI does what is under test: tags, a backup restored with
-        overrides, a resource policy, describe-limits/-endpoints."""
+        overrides, point-in-time recovery, a resource policy,
+        describe-limits/-endpoints."""
         c = client()
         name = "cliv%d_%s" % (self.major, uuid.uuid4().hex[:8])
         target = name + "_r"
-        for t in (name, target):
+        for t in (name, target, name + "_p"):
             self.addCleanup(delete_table_quietly, c, t)
         create_table(c, name, GlobalSecondaryIndexes=[{
             "IndexName": "byg",
@@ -274,6 +275,37 @@ class CliBase:
         p = self.aws("describe-backup", "--backup-arn", barn, check=False)
         self.assertCliError(p, "BackupNotFoundException", "DescribeBackup",
                             "Backup not found: " + barn)
+
+        # point-in-time recovery: on, a write, the latest time restored
+        r = self.js("update-continuous-backups", "--table-name", name,
+                    "--point-in-time-recovery-specification",
+                    "PointInTimeRecoveryEnabled=true")
+        self.assertEqual(r["ContinuousBackupsDescription"][
+            "PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"],
+            "ENABLED")
+        c.put_item(TableName=name, Item={"pk": {"S": "k5"}, "g": {"S": "x"}})
+        r = self.js("describe-continuous-backups", "--table-name", name)
+        self.assertIn("LatestRestorableDateTime", r[
+            "ContinuousBackupsDescription"]["PointInTimeRecoveryDescription"])
+        r = self.js("restore-table-to-point-in-time", "--source-table-name",
+                    name, "--target-table-name", name + "_p",
+                    "--use-latest-restorable-time")
+        self.assertEqual(r["TableDescription"]["TableName"], name + "_p")
+        wait_active(c, name + "_p")
+        self.assertEqual(c.query(TableName=name + "_p", IndexName="byg",
+                                 KeyConditionExpression="g = :g",
+                                 ExpressionAttributeValues={
+                                     ":g": {"S": "x"}},
+                                 Select="COUNT")["Count"], 6)
+        p = self.aws("restore-table-to-point-in-time", "--source-table-name",
+                     name, "--target-table-name", name + "_q",
+                     "--restore-date-time", "2001-01-01T00:00:00Z",
+                     check=False)
+        self.assertCliError(p, "InvalidRestoreTimeException",
+                            "RestoreTableToPointInTime",
+                            "Restore time must be between "
+                            "EarliestRestorableDateTime and "
+                            "LatestRestorableDateTime")
 
         r = self.js("describe-limits")
         self.assertEqual(r["TableMaxWriteCapacityUnits"], 40000)

@@ -331,7 +331,8 @@ class RestoreLifecycle(BackupServerCase):
         import urllib.request
         req = urllib.request.Request(
             self.url + "/shardlocal/clock", method="POST",
-            data=('{"advance_ms": %d}' % ms).encode())
+            data=('{"advance_ms": %d}' % ms).encode(),
+            headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=5) as r:
             self.assertEqual(r.status, 200)
 

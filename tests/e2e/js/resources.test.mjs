@@ -4,8 +4,10 @@
 // against DynamoDB), a backup and restore with ListBackups' time range at
 // millisecond precision (the JS SDK sends fractional seconds), resource
 // policies, DescribeLimits and DescribeEndpoints, and the empty answers
-// for global tables and Kinesis destinations. Expected answers as in
-// test_tags.py, test_backups.py, test_policy.py and test_external.py.
+// for global tables and Kinesis destinations, point-in-time recovery
+// (the latest restorable time; the exact seconds are test_pitr.py's, on
+// the virtual clock). Expected answers as in test_tags.py,
+// test_backups.py, test_pitr.py, test_policy.py and test_external.py.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -16,6 +18,8 @@ import {
   GetResourcePolicyCommand, DeleteResourcePolicyCommand,
   DescribeLimitsCommand, DescribeEndpointsCommand, ListGlobalTablesCommand,
   DescribeKinesisStreamingDestinationCommand, UpdateTableCommand,
+  UpdateContinuousBackupsCommand, DescribeContinuousBackupsCommand,
+  RestoreTableToPointInTimeCommand, InvalidRestoreTimeException,
   BackupNotFoundException, PolicyNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -132,6 +136,33 @@ test('backups: create, list by time range in ms, restore, delete', async () => {
   const e = await catchError(() => client.send(new DescribeBackupCommand({ BackupArn: arns[0] })));
   assert.ok(e instanceof BackupNotFoundException);
   assert.equal(e.message, `Backup not found: ${arns[0]}`);
+});
+
+test('point-in-time recovery: on, the latest time restored, a time before it refused', async () => {
+  const { ContinuousBackupsDescription: d } = await client.send(new UpdateContinuousBackupsCommand({
+    TableName: table, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }));
+  assert.equal(d.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus, 'ENABLED');
+  assert.equal(d.PointInTimeRecoveryDescription.RecoveryPeriodInDays, 35);
+  await client.send(new PutItemCommand({ TableName: table,
+    Item: { pk: { S: 'pitr' }, n: { N: '7' } } }));
+  const { ContinuousBackupsDescription: c } = await client.send(
+    new DescribeContinuousBackupsCommand({ TableName: table }));
+  const p = c.PointInTimeRecoveryDescription;
+  assert.ok(p.EarliestRestorableDateTime instanceof Date);
+  assert.ok(p.LatestRestorableDateTime >= p.EarliestRestorableDateTime);
+  const target = uniqueName('jsrp');
+  others.push(target);
+  const { TableDescription: td } = await client.send(new RestoreTableToPointInTimeCommand({
+    SourceTableArn: arn, TargetTableName: target, UseLatestRestorableTime: true }));
+  assert.equal(td.RestoreSummary.SourceTableArn, arn);
+  await waitActive(client, target);
+  const q = await client.send(new QueryCommand({ TableName: target,
+    KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': { S: 'pitr' } } }));
+  assert.deepEqual(q.Items, [{ pk: { S: 'pitr' }, n: { N: '7' } }]);
+  const e = await catchError(() => client.send(new RestoreTableToPointInTimeCommand({
+    SourceTableName: table, TargetTableName: uniqueName('jsrq'),
+    RestoreDateTime: new Date(p.EarliestRestorableDateTime.getTime() - 60000) })));
+  assert.ok(e instanceof InvalidRestoreTimeException);
 });
 
 test('resource policy: put, get, delete with revisions', async () => {

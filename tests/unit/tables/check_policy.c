@@ -185,9 +185,10 @@ START_TEST(test_delete_and_tombstone)
                           "1700000000010"));
     json_decref(r);
     /* an expected id with nothing there */
-    tcall("DeleteResourcePolicy", json_pack("{s:s, s:s}", "ResourceArn", arn,
-                                            "ExpectedRevisionId", rev),
-          "PolicyNotFoundException");
+    json_decref(tcall("DeleteResourcePolicy",
+                      json_pack("{s:s, s:s}", "ResourceArn", arn,
+                                "ExpectedRevisionId", rev),
+                      "PolicyNotFoundException"));
     free(rev);
     free(put(doc("dynamodb:GetItem"), "NO_POLICY"));
 }
@@ -243,9 +244,10 @@ START_TEST(test_document_checks)
         deep[n + i] = ']';
     }
     deep[2 * n] = '\0';
-    tcall("PutResourcePolicy", json_pack("{s:s, s:s}", "ResourceArn", arn,
-                                         "Policy", deep),
-          "ValidationException");
+    json_decref(tcall("PutResourcePolicy",
+                      json_pack("{s:s, s:s}", "ResourceArn", arn, "Policy",
+                                deep),
+                      "ValidationException"));
     free(big);
     free(deep);
 }

@@ -264,8 +264,8 @@ START_TEST(test_restore_errors)
                                      "in the source table and cannot be "
                                      "created during the restore operation");
     /* nothing was made by any of these */
-    tcall("DescribeTable", json_pack("{s:s}", "TableName", "dst"),
-          "ResourceNotFoundException");
+    json_decref(tcall("DescribeTable", json_pack("{s:s}", "TableName", "dst"),
+                      "ResourceNotFoundException"));
     free(arn);
 }
 END_TEST
