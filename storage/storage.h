@@ -65,6 +65,7 @@ enum ddb_errtype {
     DDB_EXPORT_CONFLICT,            /* ExportConflictException */
     DDB_IMPORT_NOT_FOUND,           /* ImportNotFoundException */
     DDB_IMPORT_CONFLICT,            /* ImportConflictException */
+    DDB_INVALID_EXPORT_TIME,        /* InvalidExportTimeException */
     DDB_ERRTYPE_COUNT
 };
 
@@ -423,27 +424,16 @@ int storage_table_create_rows(struct storage *s, const char *name,
 
 /*
  * Snapshots: backups whose key starts with STORAGE_SNAPSHOT_PREFIX are a
- * caller's private, passing copies (an export's consistent cut): created
- * and deleted as backups are, but storage_backup_list() leaves them out
- * and the next open deletes any a crash left.
- *
- * storage_backup_read visits the item rows of member's copy, file by file
- * (one per partition copied, in the partitions' order), each in scan
- * order: fn gets the file's index, the item's stored JSON text (borrowed
- * for the call) and its size. fn returns 0 to go on, -1 (err set) to
- * stop. DDB_RESOURCE_NOT_FOUND when there is no such backup.
+ * caller's private, passing copies (an export's consistent cut, read back
+ * with storage_backup_scan): created and deleted as backups are, but
+ * storage_backup_list() leaves them out and the next open deletes any a
+ * crash left.
  */
+#define STORAGE_SNAPSHOT_PREFIX "~snapshot/"
 /* Create path and its missing parents (mode 0700 under the umask); -1
  * with err set on failure. The message names no path: it may reach a
  * client. (Also for api/'s own files: exports.) */
 int storage_mkdir_p(const char *path, struct ddb_err *err);
-
-#define STORAGE_SNAPSHOT_PREFIX "~snapshot/"
-typedef int storage_backup_row_fn(void *arg, size_t file, const char *item,
-                                  size_t size, struct ddb_err *err);
-int storage_backup_read(struct storage *s, const char *key,
-                        const char *member, storage_backup_row_fn *fn,
-                        void *arg, size_t *nfiles, struct ddb_err *err);
 
 /*
  * Multi-item transactions across partitions and tables (storage/txn.c).

@@ -130,6 +130,8 @@ static const struct {
         "ImportNotFoundException", NS_DDB, 400, KEY_LOWER },
     [DDB_IMPORT_CONFLICT] = {
         "ImportConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_INVALID_EXPORT_TIME] = {
+        "InvalidExportTimeException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int

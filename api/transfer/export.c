@@ -7,7 +7,9 @@
  * <prefix>/AWSDynamoDB/<export id>/, an empty _started, data/ with one
  * gzipped DYNAMODB_JSON file per partition (a line {"Item": {...}} per
  * item), manifest-files.json, manifest-summary.json and their .md5
- * checksums. The snapshot goes once the files are written. */
+ * checksums. The snapshot goes once the files are written. An ExportTime
+ * in the past is served by point-in-time recovery's table state at that
+ * time (tables_pitr_items_at) instead of a snapshot. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +29,27 @@
  * (a client's clock and a rounded second). */
 #define EXPORT_NOW_SLACK_MS 60000u
 
+/* One partition's data file. */
+struct export_file {
+    gzFile gz;
+    char *path;                     /* owned */
+    char *key;                      /* owned: its S3 key */
+    uint64_t items;
+};
+
 /* The run's state. */
 struct export_work {
-    char *snapshot;                 /* owned: the snapshot's key */
+    char *snapshot;                 /* owned: the snapshot's key, or NULL
+                                       for a past time (PITR) */
+    uint64_t at_ms;                 /* the export's time */
     char *table;                    /* owned: the table's name */
     char *bucket_dir;               /* owned */
     char *key_base;                 /* owned: <prefix/>AWSDynamoDB/<id> */
     char *dir;                      /* owned: bucket_dir/key_base */
-    /* while writing: */
-    gzFile gz;                      /* the data file being written */
-    size_t file;                    /* its partition's index */
-    size_t next;                    /* the next partition's index */
-    json_t *files;                  /* manifest-files.json's entries */
-    char *path;                     /* owned: its path */
-    char *key;                      /* owned: its S3 key */
-    uint64_t file_items, items, bytes;
+    unsigned nparts;                /* the table's partitions at the call */
+    uint64_t *starts;               /* owned: their first hashes */
+    struct export_file *files;      /* owned: one per partition */
+    uint64_t items, bytes;
 };
 
 /* The MD5 of the file at path as hex (out[33]) and base64 (b64[25]). */
@@ -94,72 +102,92 @@ write_text(const char *path, const char *text, bool md5)
     return rc;
 }
 
-/* Close the data file being written and record it in the manifest. */
+/* Open every partition's data file (an empty partition keeps an empty
+ * file, as DynamoDB writes one). */
 static int
-data_close(struct export_work *w)
+files_open(struct export_work *w)
+{
+    unsigned char rnd[13];
+    char name[27];
+    unsigned i;
+
+    w->files = xcalloc(w->nparts, sizeof(*w->files));
+    for (i = 0; i < w->nparts; i++) {
+        struct export_file *f = &w->files[i];
+
+        if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+            memset(rnd, (int)i, sizeof(rnd));
+        hex_encode(rnd, sizeof(rnd), name);
+        f->key = xasprintf("%s/data/%s.json.gz", w->key_base, name);
+        f->path = xasprintf("%s/%s", w->bucket_dir, f->key);
+        f->gz = gzopen(f->path, "wb");
+        if (f->gz == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Close the data files; with manifest, record each in it (the entries of
+ * manifest-files.json). -1 if one could not be written. */
+static int
+files_close(struct export_work *w, json_t *manifest)
 {
     char hex[2 * EVP_MAX_MD_SIZE + 1], b64[4 * EVP_MAX_MD_SIZE];
     int rc = 0;
 
-    if (w->gz == NULL)
-        return 0;
-    if (gzclose(w->gz) != Z_OK)
-        rc = -1;
-    w->gz = NULL;
-    if (rc == 0 && file_md5(w->path, hex, b64) == 0)
-        json_array_append_new(w->files, json_pack(
-            "{s:I, s:s, s:s, s:s}", "itemCount", (json_int_t)w->file_items,
-            "md5Checksum", b64, "etag", hex, "dataFileS3Key", w->key));
-    else
-        rc = -1;
-    free(w->path);
-    free(w->key);
-    w->path = w->key = NULL;
+    for (unsigned i = 0; w->files != NULL && i < w->nparts; i++) {
+        struct export_file *f = &w->files[i];
+
+        if (f->gz != NULL && gzclose(f->gz) != Z_OK)
+            rc = -1;
+        f->gz = NULL;
+        if (manifest != NULL && rc == 0 && file_md5(f->path, hex, b64) == 0)
+            json_array_append_new(manifest, json_pack(
+                "{s:I, s:s, s:s, s:s}", "itemCount", (json_int_t)f->items,
+                "md5Checksum", b64, "etag", hex, "dataFileS3Key", f->key));
+        else if (manifest != NULL)
+            rc = -1;
+        free(f->path);
+        free(f->key);
+    }
+    free(w->files);
+    w->files = NULL;
     return rc;
 }
 
-/* Start the data file of partition file (an empty partition gets an empty
- * file too, as DynamoDB writes one). */
+/* stable_row_fn: one item into the file of the partition owning it. */
 static int
-data_open(struct export_work *w, size_t file)
-{
-    unsigned char rnd[13];
-    char name[27];
-
-    if (RAND_bytes(rnd, sizeof(rnd)) != 1)
-        memset(rnd, (int)file, sizeof(rnd));
-    hex_encode(rnd, sizeof(rnd), name);
-    w->key = xasprintf("%s/data/%s.json.gz", w->key_base, name);
-    w->path = xasprintf("%s/%s", w->bucket_dir, w->key);
-    w->gz = gzopen(w->path, "wb");
-    w->file = file;
-    w->file_items = 0;
-    return w->gz != NULL ? 0 : -1;
-}
-
-/* Close the file being written and open the next partition's. */
-static int
-data_next(struct export_work *w)
-{
-    return data_close(w) == 0 && data_open(w, w->next++) == 0 ? 0 : -1;
-}
-
-/* storage_backup_row_fn: one item into its partition's file. */
-static int
-export_row(void *arg, size_t file, const char *item, size_t size,
-           struct ddb_err *err)
+export_row(void *arg, const struct item_key *k, const json_t *item,
+           size_t size, struct ddb_err *err)
 {
     struct export_work *w = arg;
-    size_t n = strlen(item);
+    uint64_t h = 0;
+    unsigned lo = 0, hi = w->nparts;
+    struct export_file *f;
+    char *text;
+    size_t n;
+    int ok;
 
-    while (w->gz == NULL || w->file < file)
-        if (data_next(w) != 0)
-            return ddb_err_set(err, DDB_INTERNAL, "write");
-    if (gzwrite(w->gz, "{\"Item\":", 8) != 8 ||
-        gzwrite(w->gz, item, (unsigned)n) != (int)n ||
-        gzwrite(w->gz, "}\n", 2) != 2)
+    for (int i = 0; i < 8; i++)
+        h = h << 8 | k->hash[i];
+    while (hi - lo > 1) {               /* the last start at or below h */
+        unsigned mid = lo + (hi - lo) / 2;
+
+        if (w->starts[mid] <= h)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    f = &w->files[lo];
+    text = json_dumps(item, JSON_COMPACT);
+    n = strlen(text);
+    ok = gzwrite(f->gz, "{\"Item\":", 8) == 8 &&
+         gzwrite(f->gz, text, (unsigned)n) == (int)n &&
+         gzwrite(f->gz, "}\n", 2) == 2;
+    free(text);
+    if (!ok)
         return ddb_err_set(err, DDB_INTERNAL, "write");
-    w->file_items++;
+    f->items++;
     w->items++;
     w->bytes += size;
     return 0;
@@ -179,15 +207,15 @@ export_failed(struct transfer_job *job, const char *code, const char *msg)
 /* Write the manifests once every data file is closed. */
 static int
 write_manifests(struct transfer_job *job, struct export_work *w,
-                uint64_t end_ms)
+                const json_t *files, uint64_t end_ms)
 {
     struct strbuf lines = { 0 };
     json_t *sum, *f;
-    char *path, *text, start[64], end[64];
+    char *path, *text, start[64], end[64], at[64];
     size_t i;
     int rc;
 
-    json_array_foreach(w->files, i, f) {
+    json_array_foreach(files, i, f) {
         text = json_dumps(f, JSON_COMPACT);
         strbuf_puts(&lines, text);
         strbuf_putc(&lines, '\n');
@@ -201,13 +229,14 @@ write_manifests(struct transfer_job *job, struct export_work *w,
         return -1;
     transfer_iso8601(job->start_ms, start);
     transfer_iso8601(end_ms, end);
+    transfer_iso8601(w->at_ms, at);
     sum = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:s, s:O, s:O, s:O, "
                     "s:O, s:s, s:I, s:I, s:s, s:s}",
                     "version", "2020-06-30", "exportArn", job->arn,
                     "startTime", start, "endTime", end,
                     "tableArn", job->table_arn,
                     "tableId", json_object_get(job->desc, "TableId"),
-                    "exportTime", start,
+                    "exportTime", at,
                     "s3Bucket", json_object_get(job->desc, "S3Bucket"),
                     "s3Prefix", json_object_get(job->desc, "S3Prefix") != NULL
                                     ? json_object_get(job->desc, "S3Prefix")
@@ -234,20 +263,38 @@ write_manifests(struct transfer_job *job, struct export_work *w,
     return rc;
 }
 
-/* transfer_run_fn: write the snapshot out, then drop it. */
+/* Free the run's state (the snapshot is dropped before). */
+static void
+work_free(struct export_work *w)
+{
+    if (w == NULL)
+        return;
+    files_close(w, NULL);
+    free(w->snapshot);
+    free(w->starts);
+    free(w->table);
+    free(w->bucket_dir);
+    free(w->key_base);
+    free(w->dir);
+    free(w);
+}
+
+/* transfer_run_fn: write the snapshot (or, for a past time, the table as
+ * point-in-time recovery rebuilds it then) out, then drop the snapshot. */
 static void
 export_run(struct transfer_job *job)
 {
     struct export_work *w = job->work;
     struct storage *st = job->srv->st;
+    struct api_ctx ctx;
     struct ddb_err e;
     struct stat sb;
-    size_t nfiles = 0;
+    json_t *manifest = json_array();
     char *path, *text;
     uint64_t end;
+    int rc;
 
     ddb_err_init(&e);
-    w->files = json_array();
     if (stat(w->bucket_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         /* chosen code and message: S3's NoSuchBucket, as an export to a
          * missing bucket fails (the call itself succeeds) */
@@ -256,29 +303,38 @@ export_run(struct transfer_job *job)
         goto out;
     }
     path = xasprintf("%s/data", w->dir);
-    if (storage_mkdir_p(path, &e) != 0) {
-        free(path);
-        export_failed(job, "S3AccessDenied", "The export could not write "
-                      "to the bucket");
-        goto out;
-    }
+    rc = storage_mkdir_p(path, &e);
     free(path);
+    if (rc != 0)
+        goto io;
     path = xasprintf("%s/_started", w->dir);
     (void)write_text(path, "", false);
     free(path);
-    if (storage_backup_read(st, w->snapshot, w->table, export_row, w,
-                            &nfiles, &e) != 0)
+    if (files_open(w) != 0)
         goto io;
-    /* the partitions after the last with items: empty files */
-    while (w->next < nfiles)
-        if (data_next(w) != 0)
-            goto io;
-    if (data_close(w) != 0)
+    if (w->snapshot != NULL) {
+        rc = storage_backup_scan(st, w->snapshot, w->table, export_row, w,
+                                 &e);
+    } else {
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.srv = job->srv;
+        ctx.region = job->region;
+        ctx.now_ms = job->start_ms;
+        rc = tables_pitr_items_at(&ctx, w->table, w->at_ms, export_row, w,
+                                  &e);
+        if (rc != 0 && e.type != DDB_INTERNAL) {
+            /* the table went, or its PITR, since the call */
+            files_close(w, NULL);
+            export_failed(job, "PointInTimeRecoveryUnavailable", e.msg);
+            goto out;
+        }
+    }
+    if (rc != 0 || files_close(w, manifest) != 0)
         goto io;
     end = wall_ms();
     if (end < job->start_ms)            /* the virtual clock runs ahead */
         end = job->start_ms;
-    if (write_manifests(job, w, end) != 0)
+    if (write_manifests(job, w, manifest, end) != 0)
         goto io;
     json_object_set_new(job->result, "ExportStatus",
                         json_string("COMPLETED"));
@@ -292,22 +348,18 @@ export_run(struct transfer_job *job)
                         json_integer((json_int_t)w->bytes));
     goto out;
 io:
-    data_close(w);
+    files_close(w, NULL);
+    /* chosen code and message: S3's AccessDenied, the bucket's directory
+     * refused the files */
     export_failed(job, "S3AccessDenied", "The export could not write to "
                   "the bucket");
 out:
     ddb_err_clear(&e);
-    (void)storage_backup_delete(st, w->snapshot, &e);
+    if (w->snapshot != NULL)
+        (void)storage_backup_delete(st, w->snapshot, &e);
     ddb_err_clear(&e);
-    json_decref(w->files);
-    free(w->path);
-    free(w->key);
-    free(w->snapshot);
-    free(w->table);
-    free(w->bucket_dir);
-    free(w->key_base);
-    free(w->dir);
-    free(w);
+    json_decref(manifest);
+    work_free(w);
     job->work = NULL;
 }
 
@@ -316,26 +368,59 @@ out:
  * ---------------------------------------------------------------------- */
 
 /*
- * Whether the table may be exported: DynamoDB requires point-in-time
- * recovery on (PointInTimeRecoveryUnavailableException otherwise). Its
- * state is the description's "_sl_pitr" once UpdateContinuousBackups
- * records it; a table that has never had it set carries none and is
- * exported as of now, since this server offered exports before
- * point-in-time recovery (docs/export-import.md).
+ * The export's time: now, or ExportTime, which must lie in the table's
+ * point-in-time recovery window (DescribeContinuousBackups' Earliest- and
+ * LatestRestorableDateTime): InvalidExportTimeException otherwise (API
+ * reference; the message is chosen). *past tells a time the snapshot of
+ * now cannot serve (more than a second ago).
  */
-static bool
-pitr_allows(const json_t *desc)
+static int
+export_time(struct api_ctx *ctx, const json_t *req, const char *name,
+            uint64_t *at_ms, bool *past, struct ddb_err *err)
 {
-    const json_t *p = json_object_get(desc, "_sl_pitr");
+    const json_t *at = json_object_get(req, "ExportTime");
+    uint64_t now = tables_now_ms(ctx);
+    json_t *creq, *cresp = NULL;
+    const json_t *pitr;
+    double ms, lo, hi;
+    int rc;
 
-    return p == NULL || json_is_true(json_object_get(p, "enabled"));
+    *at_ms = now;
+    *past = false;
+    if (!json_is_number(at))
+        return 0;
+    ms = json_number_value(at) * 1000.0;
+    if (ms > (double)now + EXPORT_NOW_SLACK_MS)
+        return ddb_err_set(err, DDB_INVALID_EXPORT_TIME, "ExportTime must "
+                           "not be in the future");
+    if (ms >= (double)now - 1000.0)
+        return 0;
+    creq = json_pack("{s:s}", "TableName", name);
+    rc = api_describe_continuous_backups(ctx, creq, &cresp, err);
+    json_decref(creq);
+    if (rc != 0)
+        return -1;
+    pitr = json_object_get(json_object_get(cresp,
+                                           "ContinuousBackupsDescription"),
+                           "PointInTimeRecoveryDescription");
+    lo = json_number_value(json_object_get(pitr,
+                                           "EarliestRestorableDateTime"));
+    hi = json_number_value(json_object_get(pitr,
+                                           "LatestRestorableDateTime"));
+    json_decref(cresp);
+    if (ms < lo * 1000.0 - 0.5 || ms > hi * 1000.0 + 1000.0)
+        return ddb_err_set(err, DDB_INVALID_EXPORT_TIME, "ExportTime must "
+                           "be between EarliestRestorableDateTime and "
+                           "LatestRestorableDateTime");
+    *at_ms = (uint64_t)ms;
+    *past = true;
+    return 0;
 }
 
 /* The checks of the request's own members, in DynamoDB's order. */
 static int
-check_export(struct api_ctx *ctx, const json_t *req, struct ddb_err *err)
+check_export(const json_t *req, struct ddb_err *err)
 {
-    const json_t *at = json_object_get(req, "ExportTime");
     const char *prefix = tables_str(req, "S3Prefix");
 
     if (json_str_is(json_object_get(req, "ExportFormat"), "ION"))
@@ -350,21 +435,6 @@ check_export(struct api_ctx *ctx, const json_t *req, struct ddb_err *err)
         return ddb_err_set(err, DDB_VALIDATION,
                            "IncrementalExportSpecification is only valid "
                            "with ExportType INCREMENTAL_EXPORT");
-    if (json_is_number(at)) {
-        double ms = json_number_value(at) * 1000.0;
-        double now = (double)tables_now_ms(ctx);
-
-        if (ms > now + EXPORT_NOW_SLACK_MS)
-            return ddb_err_set(err, DDB_VALIDATION, "ExportTime must not "
-                               "be in the future");
-        /* a time in the past needs the table's state then: point-in-time
-         * recovery's change log, which this server does not keep yet */
-        if (ms < now - EXPORT_NOW_SLACK_MS)
-            return ddb_err_set(err, DDB_VALIDATION, "ExportTime in the "
-                               "past is not available locally: export "
-                               "the table as of now (leave ExportTime "
-                               "out)");
-    }
     if (prefix != NULL &&
         transfer_check_prefix(prefix, "S3Prefix", err) != 0)
         return -1;
@@ -373,8 +443,8 @@ check_export(struct api_ctx *ctx, const json_t *req, struct ddb_err *err)
 
 /* The IN_PROGRESS description of a new export. */
 static json_t *
-export_desc(struct api_ctx *ctx, const struct transfer_job *job,
-            const json_t *req, const json_t *tdesc)
+export_desc(const struct transfer_job *job, const json_t *req,
+            const json_t *tdesc, uint64_t at_ms)
 {
     static const char *const copied[] = { "ClientToken", "S3Bucket",
                                           "S3BucketOwner", "S3Prefix",
@@ -385,7 +455,7 @@ export_desc(struct api_ctx *ctx, const struct transfer_job *job,
                           tables_epoch(job->start_ms), "TableArn",
                           job->table_arn, "TableId",
                           json_object_get(tdesc, "TableId"), "ExportTime",
-                          tables_epoch(tables_now_ms(ctx)));
+                          tables_epoch(at_ms));
     const char *sse = tables_str(req, "S3SseAlgorithm");
 
     for (size_t i = 0; copied[i] != NULL; i++)
@@ -410,9 +480,10 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
     struct export_work *w = NULL;
     json_t *meta;
     const char *prefix = tables_str(req, "S3Prefix"), *id;
+    bool past;
     int rc = -1;
 
-    if (check_export(ctx, req, err) != 0)
+    if (check_export(req, err) != 0)
         return -1;
     same = transfer_job_by_token(ctx, TRANSFER_EXPORT,
                                  tables_str(req, "ClientToken"));
@@ -427,6 +498,8 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
                           transfer_job_describe(ctx, same));
         return 0;
     }
+    if (transfer_job_admit(ctx, TRANSFER_EXPORT, err) != 0)
+        return -1;
     if (strncmp(arn, "arn:", 4) != 0 ||
         tables_open_named(ctx, arn, false, name, sizeof(name), &t, &tdesc,
                           err) != 0) {
@@ -434,12 +507,15 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
         return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
                            arn);
     }
-    if (!pitr_allows(tdesc)) {
+    /* DynamoDB exports only tables with point-in-time recovery on */
+    if (!tables_pitr_on(tdesc)) {
         ddb_err_set(err, DDB_PITR_UNAVAILABLE, "Point in time recovery is "
                     "not enabled for table '%s'", name);
         goto out;
     }
     w = xcalloc(1, sizeof(*w));
+    if (export_time(ctx, req, name, &w->at_ms, &past, err) != 0)
+        goto out;
     w->bucket_dir = transfer_bucket_dir(ctx, tables_str(req, "S3Bucket"),
                                         err);
     if (w->bucket_dir == NULL)
@@ -451,8 +527,11 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
     free(job->table_arn);
     job->table_arn = xstrdup(arn);
     id = strrchr(job->arn, '/') + 1;
-    w->snapshot = xasprintf("%s%s", STORAGE_SNAPSHOT_PREFIX, id);
     w->table = xstrdup(name);
+    w->nparts = stable_nparts(t);
+    w->starts = xcalloc(w->nparts, sizeof(*w->starts));
+    for (unsigned i = 0; i < w->nparts; i++)
+        w->starts[i] = stable_part_start(t, i);
     w->key_base = prefix != NULL && prefix[0] != '\0'
                       ? xasprintf("%s%sAWSDynamoDB/%s", prefix,
                                   prefix[strlen(prefix) - 1] == '/' ? ""
@@ -460,14 +539,21 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
                                   id)
                       : xasprintf("AWSDynamoDB/%s", id);
     w->dir = xasprintf("%s/%s", w->bucket_dir, w->key_base);
-    /* the consistent cut, taken now: the export's time */
-    meta = json_object();
-    rc = storage_backup_create(ctx->srv->st, w->snapshot, &t, 1, meta, err);
-    json_decref(meta);
-    if (rc != 0)
-        goto out;
-    rc = -1;
-    job->desc = export_desc(ctx, job, req, tdesc);
+    if (!past) {
+        /* the consistent cut, taken now: the export's time */
+        w->snapshot = xasprintf("%s%s", STORAGE_SNAPSHOT_PREFIX, id);
+        meta = json_object();
+        rc = storage_backup_create(ctx->srv->st, w->snapshot, &t, 1, meta,
+                                   err);
+        json_decref(meta);
+        if (rc != 0) {
+            free(w->snapshot);
+            w->snapshot = NULL;
+            goto out;
+        }
+        rc = -1;
+    }
+    job->desc = export_desc(job, req, tdesc, w->at_ms);
     job->work = w;
     job->run = export_run;
     *resp = json_pack("{s:o}", "ExportDescription",
@@ -477,20 +563,14 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
         json_decref(*resp);
         *resp = NULL;
         w = job->work;
-        (void)storage_backup_delete(ctx->srv->st, w->snapshot, NULL);
+        if (w->snapshot != NULL)
+            (void)storage_backup_delete(ctx->srv->st, w->snapshot, NULL);
         goto out;
     }
     job = NULL;
     rc = 0;
 out:
-    if (w != NULL) {
-        free(w->snapshot);
-        free(w->table);
-        free(w->bucket_dir);
-        free(w->key_base);
-        free(w->dir);
-        free(w);
-    }
+    work_free(w);
     transfer_job_free(job);
     json_decref(tdesc);
     if (t != NULL)

@@ -3,7 +3,8 @@
  * creates the table of TableCreationParameters with CreateTable's own
  * checks, then the job's thread loads every object under the bucket's key
  * prefix (DYNAMODB_JSON: a line {"Item": {...}} per item, as an export
- * writes; CSV: a header and a line per item) through the one write path,
+ * writes; CSV: a header and a line per item; each object gzip, zstd or
+ * plain, as InputCompressionType says) through the one write path,
  * so indexes are written with their items. A line that is not an item of
  * the table counts in ErrorCount and is skipped, as DynamoDB does (which
  * logs it to CloudWatch; here the first errors are kept in the server's
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include "api/ops/write.h"
 #include "api/proto/av.h"
@@ -29,12 +31,84 @@
  * 400 KB; its JSON, with base64 binaries, stays far below). */
 #define IMPORT_LINE_MAX (8u << 20)
 
+/* One object being read, decompressed as InputCompressionType says:
+ * GZIP and NONE through zlib (which reads plain text as it is), ZSTD
+ * through libzstd's streaming decoder. */
+struct obj_reader {
+    gzFile gz;                      /* GZIP, NONE */
+    FILE *f;                        /* ZSTD: the file */
+    ZSTD_DStream *zs;
+    ZSTD_inBuffer in;
+    unsigned char ibuf[65536];
+    bool eof, frame_open;           /* the file's end; a frame unfinished */
+};
+
+static int
+reader_open(struct obj_reader *r, const char *path, bool zstd)
+{
+    memset(r, 0, sizeof(*r));
+    if (!zstd) {
+        r->gz = gzopen(path, "rb");
+        return r->gz != NULL ? 0 : -1;
+    }
+    r->f = fopen(path, "rb");
+    if (r->f == NULL)
+        return -1;
+    r->zs = ZSTD_createDStream();
+    r->in.src = r->ibuf;
+    return r->zs != NULL && !ZSTD_isError(ZSTD_initDStream(r->zs)) ? 0 : -1;
+}
+
+/* Up to n bytes into buf: the count, 0 at the end, -1 on a bad stream. */
+static long
+reader_read(struct obj_reader *r, char *buf, size_t n)
+{
+    ZSTD_outBuffer out = { buf, n, 0 };
+
+    if (r->gz != NULL)
+        return gzread(r->gz, buf, (unsigned)n);
+    while (out.pos == 0) {
+        size_t ret;
+
+        if (r->in.pos == r->in.size) {
+            if (r->eof)
+                return r->frame_open ? -1 : 0;  /* cut short */
+            r->in.size = fread(r->ibuf, 1, sizeof(r->ibuf), r->f);
+            r->in.pos = 0;
+            if (r->in.size == 0) {
+                r->eof = true;
+                continue;
+            }
+        }
+        ret = ZSTD_decompressStream(r->zs, &out, &r->in);
+        if (ZSTD_isError(ret))
+            return -1;
+        r->frame_open = ret != 0;
+    }
+    return (long)out.pos;
+}
+
+/* 0, or -1 when the stream was bad. */
+static int
+reader_close(struct obj_reader *r)
+{
+    int rc = 0;
+
+    if (r->gz != NULL)
+        rc = gzclose(r->gz) == Z_OK ? 0 : -1;
+    if (r->f != NULL)
+        fclose(r->f);
+    ZSTD_freeDStream(r->zs);
+    return rc;
+}
+
 /* The run's state. */
 struct import_work {
     char *table;                    /* owned: the new table's name */
     char *bucket_dir;               /* owned */
     char *prefix;                   /* owned: S3KeyPrefix ("" for none) */
     bool csv;                       /* InputFormat CSV */
+    bool zstd;                      /* InputCompressionType ZSTD */
     struct csv_opts csvo;           /* its options */
     json_t *keys;                   /* the CSV key attributes' types */
     json_t *files;                  /* the keys of the objects to read */
@@ -180,28 +254,33 @@ one_line(struct import_work *w, const char *obj, size_t lineno,
     ddb_err_clear(&e);
 }
 
-/* Read one object line by line (gzip or plain: zlib reads both). */
+/* Read one object line by line. */
 static int
 read_object(struct import_work *w, const char *key)
 {
     char *path = xasprintf("%s/%s", w->bucket_dir, key);
-    gzFile gz = gzopen(path, "rb");
+    struct obj_reader *r = xmalloc(sizeof(*r));
     struct strbuf line = { 0 };
     struct csv_header hdr;
     char buf[65536];
     struct stat sb;
     size_t lineno = 0;
     bool skipping = false;
-    int n;
+    long n;
+    int rc;
 
     if (stat(path, &sb) == 0)
         w->bytes += (uint64_t)sb.st_size;
+    rc = reader_open(r, path, w->zstd);
     free(path);
-    if (gz == NULL)
+    if (rc != 0) {
+        reader_close(r);
+        free(r);
         return -1;
+    }
     csv_header_init(&hdr, &w->csvo);
     strbuf_init(&line);
-    while ((n = gzread(gz, buf, sizeof(buf))) > 0) {
+    while ((n = reader_read(r, buf, sizeof(buf))) > 0) {
         const char *p = buf, *end = buf + n, *nl;
 
         while (p < end) {
@@ -227,12 +306,17 @@ read_object(struct import_work *w, const char *key)
             p = nl + 1;
         }
     }
-    if (line.len > 0 || skipping) {
+    if (skipping) {                     /* a last line too long */
+        w->processed++;
+        w->errors++;
+    } else if (line.len > 0) {          /* a last line without newline */
         one_line(w, key, lineno + 1, &line, &hdr);
     }
     strbuf_free(&line);
     csv_header_fini(&hdr);
-    return gzclose(gz) == Z_OK && n == 0 ? 0 : -1;
+    rc = reader_close(r) == 0 && n == 0 ? 0 : -1;
+    free(r);
+    return rc;
 }
 
 static void
@@ -364,9 +448,6 @@ check_import(const json_t *req, struct ddb_err *err)
     if (json_str_is(json_object_get(req, "InputFormat"), "ION"))
         return ddb_err_set(err, DDB_VALIDATION, "InputFormat ION is not "
                            "available locally: use DYNAMODB_JSON or CSV");
-    if (json_str_is(json_object_get(req, "InputCompressionType"), "ZSTD"))
-        return ddb_err_set(err, DDB_VALIDATION, "InputCompressionType ZSTD "
-                           "is not available locally: use GZIP or NONE");
     if (json_has(req, "InputFormatOptions") &&
         !json_str_is(json_object_get(req, "InputFormat"), "CSV"))
         return ddb_err_set(err, DDB_VALIDATION, "InputFormatOptions is "
@@ -430,12 +511,16 @@ api_import_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                           transfer_job_describe(ctx, same));
         return 0;
     }
+    if (transfer_job_admit(ctx, TRANSFER_IMPORT, err) != 0)
+        return -1;
     w = xcalloc(1, sizeof(*w));
     w->bucket_dir = transfer_bucket_dir(ctx, tables_str(src, "S3Bucket"),
                                         err);
     if (w->bucket_dir == NULL)
         goto out;
     w->csv = json_str_is(json_object_get(req, "InputFormat"), "CSV");
+    w->zstd = json_str_is(json_object_get(req, "InputCompressionType"),
+                          "ZSTD");
     if (csv_opts_init(&w->csvo, json_object_get(json_object_get(
                                     req, "InputFormatOptions"), "Csv"),
                       err) != 0)

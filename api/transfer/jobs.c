@@ -153,6 +153,15 @@ transfer_job_by_token(struct api_ctx *ctx, enum transfer_kind kind,
     return found;
 }
 
+/* Whether job shows IN_PROGRESS at now: its run is not over, or the
+ * status delay since its start has not passed. x->mu held. */
+static bool
+shows_running(const struct api_ctx *ctx, const struct transfer_job *job)
+{
+    return !job->done ||
+           tables_now_ms(ctx) < job->start_ms + tables_status_delay(ctx);
+}
+
 json_t *
 transfer_job_describe(struct api_ctx *ctx, struct transfer_job *job)
 {
@@ -160,16 +169,43 @@ transfer_job_describe(struct api_ctx *ctx, struct transfer_job *job)
     json_t *d = json_deep_copy(job->desc);
     bool over;
 
-    pthread_mutex_lock(&x->mu);
-    over = job->done;
-    pthread_mutex_unlock(&x->mu);
     /* A job shows its end once its run is over and the status delay
      * (--status-delay-ms) has passed since it started, so the virtual
      * clock can hold it IN_PROGRESS as it holds a table CREATING. */
-    if (over && tables_now_ms(ctx) >= job->start_ms +
-                                          tables_status_delay(ctx))
+    pthread_mutex_lock(&x->mu);
+    over = !shows_running(ctx, job);
+    pthread_mutex_unlock(&x->mu);
+    if (over)
         json_object_update(d, job->result);
     return d;
+}
+
+int
+transfer_job_admit(struct api_ctx *ctx, enum transfer_kind kind,
+                   struct ddb_err *err)
+{
+    struct transfer *x = ctx->srv->transfer;
+    struct transfer_job *job;
+    size_t running = 0;
+
+    pthread_mutex_lock(&x->mu);
+    for (job = x->jobs; job != NULL; job = job->next)
+        if (job->kind == kind && shows_running(ctx, job))
+            running++;
+    pthread_mutex_unlock(&x->mu);
+    /* DynamoDB's quotas: up to 300 exports at a time (the service quotas
+     * page) and up to 50 imports (LimitExceededException's text in the
+     * API reference); the wording of the answer is chosen, no recording
+     * of it was found */
+    if (kind == TRANSFER_EXPORT && running >= TRANSFER_EXPORTS_MAX)
+        return ddb_err_set(err, DDB_LIMIT_EXCEEDED, "Too many exports in "
+                           "progress: up to %u may run at a time",
+                           TRANSFER_EXPORTS_MAX);
+    if (kind == TRANSFER_IMPORT && running >= TRANSFER_IMPORTS_MAX)
+        return ddb_err_set(err, DDB_LIMIT_EXCEEDED, "Too many imports in "
+                           "progress: up to %u may run at a time",
+                           TRANSFER_IMPORTS_MAX);
+    return 0;
 }
 
 struct transfer_job *

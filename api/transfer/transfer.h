@@ -70,6 +70,13 @@ void transfer_job_free(struct transfer_job *job);
  * job and its work). */
 int transfer_job_start(struct api_ctx *ctx, struct transfer_job *job,
                        struct ddb_err *err);
+/* At most this many jobs of a kind show IN_PROGRESS at once. */
+#define TRANSFER_EXPORTS_MAX 300u
+#define TRANSFER_IMPORTS_MAX 50u
+/* LimitExceededException when as many jobs of kind as DynamoDB allows
+ * are IN_PROGRESS. */
+int transfer_job_admit(struct api_ctx *ctx, enum transfer_kind kind,
+                       struct ddb_err *err);
 /* The job of this kind with ClientToken token (NULL: none), or NULL. A
  * job is borrowed from the registry, which keeps every job until the
  * server stops. */

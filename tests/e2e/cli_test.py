@@ -365,6 +365,9 @@ class CliBase:
                 "l": {"L": [{"S": "x"}]}}}} for i in range(12)]}))
         arn = "arn:aws:dynamodb:%s:%s:table/xsrc" % (
             os.environ.get("AWS_DEFAULT_REGION", "us-east-1"), ACCOUNT)
+        self.aws("update-continuous-backups", "--table-name", "xsrc",
+                 "--point-in-time-recovery-specification",
+                 "PointInTimeRecoveryEnabled=true")
         d = self.js("export-table-to-point-in-time", "--table-arn", arn,
                     "--s3-bucket", "cli-bucket", "--s3-prefix",
                     "cli")["ExportDescription"]

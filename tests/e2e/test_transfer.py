@@ -7,14 +7,20 @@
 # manifest-summary.json, manifest-files.json and gzipped DYNAMODB_JSON
 # data files, at least one per partition), a round trip (export, import
 # as a new table with a GSI, every item compared), CSV input, the
-# lifecycle on the virtual clock, and the errors (API reference of each
-# operation: ExportConflictException, ImportConflictException,
-# TableNotFoundException, ExportNotFoundException,
-# ImportNotFoundException, ResourceInUseException).
+# lifecycle on the virtual clock, an export of a past time served by
+# point-in-time recovery, zstd input, the 50 concurrent imports, and the
+# errors (API reference of each operation: ExportConflictException,
+# ImportConflictException, TableNotFoundException, ExportNotFoundException,
+# ImportNotFoundException, ResourceInUseException,
+# PointInTimeRecoveryUnavailableException, InvalidExportTimeException,
+# LimitExceededException).
 import gzip
 import json
 import os
+import shutil
+import subprocess
 import time
+import unittest
 import urllib.request
 
 from botocore.exceptions import ClientError
@@ -60,7 +66,7 @@ class TransferCase(OwnServerCase):
             self.data, self.port_file, "--s3-dir", self.s3, *self.FLAGS)
         self.c = make_private_client(self.url)
 
-    def table(self, name, n=0, gsi=True, **kw):
+    def table(self, name, n=0, gsi=True, pitr=True, **kw):
         args = dict(TableName=name,
                     AttributeDefinitions=KEYS if gsi else KEYS[:1],
                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
@@ -69,6 +75,10 @@ class TransferCase(OwnServerCase):
             args["GlobalSecondaryIndexes"] = GSI
         args.update(kw)
         d = self.c.create_table(**args)["TableDescription"]
+        if pitr:                        # DynamoDB exports only these
+            self.c.update_continuous_backups(
+                TableName=name, PointInTimeRecoverySpecification={
+                    "PointInTimeRecoveryEnabled": True})
         for i in range(n):
             self.c.put_item(TableName=name, Item=item(i))
         return d["TableArn"]
@@ -184,6 +194,19 @@ class ExportFormat(TransferCase):
         self.assertEqual(d["ExportStatus"], "FAILED")
         self.assertEqual(d["FailureCode"], "S3NoSuchBucket")
 
+    def test_export_needs_pitr(self):
+        # "The table must have point in time recovery enabled"
+        # (ExportTableToPointInTime, API reference)
+        arn = self.table("nopitr", 1, gsi=False, pitr=False)
+        self.assertEqual(self.code(
+            self.c.export_table_to_point_in_time, TableArn=arn,
+            S3Bucket="bucket-one")[0],
+            "PointInTimeRecoveryUnavailableException")
+        self.c.update_continuous_backups(
+            TableName="nopitr", PointInTimeRecoverySpecification={
+                "PointInTimeRecoveryEnabled": True})
+        self.assertEqual(self.export(arn)["ItemCount"], 1)
+
     def test_export_errors(self):
         arn = self.table("errs", 1, gsi=False)
         self.assertEqual(self.code(
@@ -211,11 +234,16 @@ class ExportFormat(TransferCase):
                               ExportFormat="ION")
         self.assertEqual(code, "ValidationException")
         self.assertIn("ION", msg)
+        # outside the recovery window: before PITR was on, or ahead
         code, msg = self.code(self.c.export_table_to_point_in_time,
                               TableArn=arn, S3Bucket="bucket-one",
                               ExportTime=time.time() - 3600)
-        self.assertEqual(code, "ValidationException")
+        self.assertEqual(code, "InvalidExportTimeException")
         self.assertIn("ExportTime", msg)
+        self.assertEqual(self.code(
+            self.c.export_table_to_point_in_time, TableArn=arn,
+            S3Bucket="bucket-one", ExportTime=time.time() + 3600)[0],
+            "InvalidExportTimeException")
         self.assertEqual(self.code(
             self.c.export_table_to_point_in_time, TableArn=arn,
             S3Bucket="../etc")[0], "ValidationException")
@@ -331,8 +359,40 @@ class RoundTrip(TransferCase):
         self.assertEqual(self.scan_all("fromcsv2"),
                          [{"pk": S("y1"), "g": N(3), "o": S("q")}])
 
+    @unittest.skipUnless(shutil.which("zstd"), "needs the zstd tool")
+    def test_zstd_import(self):
+        # InputCompressionType ZSTD (ImportTable API reference): two
+        # objects, one of them two zstd frames
+        root = os.path.join(self.s3, "bucket-one", "zst")
+        os.makedirs(root)
+        for name, rows in (("a", range(0, 5)), ("b", range(5, 9))):
+            raw = os.path.join(root, name + ".json")
+            with open(raw, "w") as f:
+                f.write("".join(json.dumps({"Item": {"pk": S("z%d" % i),
+                                                     "g": N(i)}}) + "\n"
+                                for i in rows))
+            subprocess.run(["zstd", "-q", "--rm", raw], check=True)
+        frame = subprocess.run(["zstd", "-q", "-c"], check=True,
+                               capture_output=True,
+                               input=(json.dumps({"Item": {
+                                   "pk": S("z9"), "g": N(9)}}) +
+                                   "\n").encode()).stdout
+        with open(os.path.join(root, "a.json.zst"), "ab") as f:
+            f.write(frame)
+        i = self.import_table("fromzstd", "zst/",
+                              InputCompressionType="ZSTD")
+        self.assertEqual((i["ImportStatus"], i["ImportedItemCount"],
+                          i["ErrorCount"]), ("COMPLETED", 10, 0))
+        self.assertEqual(len(self.scan_all("fromzstd")), 10)
+        # a gzip object read as ZSTD is a corrupt object: one error
+        with gzip.open(os.path.join(root, "c.json.gz"), "wt") as f:
+            f.write(json.dumps({"Item": {"pk": S("q")}}) + "\n")
+        i = self.import_table("badzstd", "zst/c",
+                              InputCompressionType="ZSTD")
+        self.assertEqual((i["ImportedItemCount"], i["ErrorCount"]), (0, 1))
+
     def test_import_errors(self):
-        self.table("taken", 0, gsi=False)
+        self.table("taken", 0, gsi=False, pitr=False)
         root = os.path.join(self.s3, "bucket-one", "one")
         os.makedirs(root)
         with open(os.path.join(root, "x.json"), "w") as f:
@@ -407,6 +467,10 @@ class Lifecycle(TransferCase):
     CREATING does."""
     FLAGS = ("--virtual-clock", "--status-delay-ms", "60000")
 
+    def clock_s(self):
+        with urllib.request.urlopen(self.url + "/shardlocal/clock") as r:
+            return json.loads(r.read())["now_ms"] / 1000.0
+
     def advance(self, ms):
         req = urllib.request.Request(
             self.url + "/shardlocal/clock", method="POST",
@@ -416,8 +480,11 @@ class Lifecycle(TransferCase):
             self.assertEqual(r.status, 200)
 
     def test_in_progress_until_the_delay(self):
-        arn = self.table("slow", 0, gsi=False)
+        arn = self.table("slow", 0, gsi=False, pitr=False)
         self.advance(60000)
+        self.c.update_continuous_backups(
+            TableName="slow", PointInTimeRecoverySpecification={
+                "PointInTimeRecoveryEnabled": True})
         self.c.put_item(TableName="slow", Item=item(1))
         d = self.c.export_table_to_point_in_time(
             TableArn=arn, S3Bucket="bucket-one")["ExportDescription"]
@@ -430,3 +497,62 @@ class Lifecycle(TransferCase):
         d3 = self.wait(self.c.describe_export, "ExportArn", d["ExportArn"])
         self.assertEqual(d3["ExportStatus"], "COMPLETED")
         self.assertEqual(d3["ItemCount"], 1)
+
+    def test_export_of_a_past_time(self):
+        # ExportTime inside the recovery window: the table as it was then
+        # (point-in-time recovery's state at that time), not as it is now
+        arn = self.table("past", 0, gsi=False, pitr=False)
+        self.advance(60000)
+        self.c.update_continuous_backups(
+            TableName="past", PointInTimeRecoverySpecification={
+                "PointInTimeRecoveryEnabled": True})
+        for i in range(3):
+            self.c.put_item(TableName="past", Item=item(i))
+        self.advance(5000)
+        then = self.clock_s()
+        self.advance(5000)
+        self.c.delete_item(TableName="past", Key={"pk": S("k000")})
+        self.c.put_item(TableName="past", Item=item(7))
+        d = self.c.export_table_to_point_in_time(
+            TableArn=arn, S3Bucket="bucket-one", ExportTime=then)
+        d = d["ExportDescription"]
+        # boto3 sends whole seconds
+        self.assertEqual(d["ExportTime"].timestamp(), int(then))
+        self.advance(60000)
+        d = self.wait(self.c.describe_export, "ExportArn", d["ExportArn"])
+        self.assertEqual((d["ExportStatus"], d["ItemCount"]),
+                         ("COMPLETED", 3))
+        root = os.path.join(self.s3, "bucket-one",
+                            d["ExportManifest"].rsplit("/", 1)[0])
+        pks = []
+        for f in os.listdir(os.path.join(root, "data")):
+            with gzip.open(os.path.join(root, "data", f), "rt") as fh:
+                pks += [json.loads(x)["Item"]["pk"]["S"] for x in fh]
+        self.assertEqual(sorted(pks), ["k000", "k001", "k002"])
+
+    def test_import_limit(self):
+        # "up to 50 simultaneous import table operations are allowed per
+        # account" (LimitExceededException, API reference): 50 imports
+        # held IN_PROGRESS on the virtual clock, the 51st refused until
+        # they end
+        root = os.path.join(self.s3, "bucket-one", "lim")
+        os.makedirs(root)
+        with open(os.path.join(root, "x.json"), "w") as f:
+            f.write(json.dumps({"Item": {"pk": S("a")}}) + "\n")
+
+        def imp(name):
+            return self.c.import_table(
+                S3BucketSource={"S3Bucket": "bucket-one",
+                                "S3KeyPrefix": "lim/"},
+                InputFormat="DYNAMODB_JSON",
+                TableCreationParameters={
+                    "TableName": name, "AttributeDefinitions": KEYS[:1],
+                    "KeySchema": [{"AttributeName": "pk",
+                                   "KeyType": "HASH"}],
+                    "BillingMode": "PAY_PER_REQUEST"})
+        for i in range(50):
+            imp("lim%02d" % i)
+        self.assertEqual(self.code(imp, name="lim50")[0],
+                         "LimitExceededException")
+        self.advance(60000)
+        imp("lim50")
