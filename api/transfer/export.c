@@ -582,14 +582,8 @@ int
 api_describe_export(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     struct ddb_err *err)
 {
-    struct transfer_job *job = transfer_job_find(
-        ctx, TRANSFER_EXPORT, tables_str(req, "ExportArn"), err);
-
-    if (job == NULL)
-        return -1;
-    *resp = json_pack("{s:o}", "ExportDescription",
-                      transfer_job_describe(ctx, job));
-    return 0;
+    return transfer_describe_call(ctx, TRANSFER_EXPORT, req, "ExportArn",
+                                  "ExportDescription", resp, err);
 }
 
 /* ExportSummary: ExportArn, ExportStatus, ExportType. */

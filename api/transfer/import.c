@@ -327,6 +327,21 @@ import_failed(struct transfer_job *job, const char *code, const char *msg)
     json_object_set_new(job->result, "FailureMessage", json_string(msg));
 }
 
+/* Free the run's state (NULL: nothing); its table handle goes first. */
+static void
+work_free(struct import_work *w)
+{
+    if (w == NULL)
+        return;
+    json_decref(w->files);
+    json_decref(w->keys);
+    csv_opts_fini(&w->csvo);
+    free(w->table);
+    free(w->bucket_dir);
+    free(w->prefix);
+    free(w);
+}
+
 /* transfer_run_fn: load every object under the prefix. */
 static void
 import_run(struct transfer_job *job)
@@ -407,13 +422,7 @@ out:
     json_decref(desc);
     if (w->tr.t != NULL)
         stable_release(w->tr.t);
-    json_decref(w->files);
-    json_decref(w->keys);
-    csv_opts_fini(&w->csvo);
-    free(w->table);
-    free(w->bucket_dir);
-    free(w->prefix);
-    free(w);
+    work_free(w);
     job->work = NULL;
 }
 
@@ -550,14 +559,7 @@ api_import_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     w = NULL;
     rc = 0;
 out:
-    if (w != NULL) {
-        json_decref(w->keys);
-        csv_opts_fini(&w->csvo);
-        free(w->table);
-        free(w->bucket_dir);
-        free(w->prefix);
-        free(w);
-    }
+    work_free(w);
     transfer_job_free(job);
     json_decref(creq);
     json_decref(cresp);
@@ -568,14 +570,8 @@ int
 api_describe_import(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     struct ddb_err *err)
 {
-    struct transfer_job *job = transfer_job_find(
-        ctx, TRANSFER_IMPORT, tables_str(req, "ImportArn"), err);
-
-    if (job == NULL)
-        return -1;
-    *resp = json_pack("{s:o}", "ImportTableDescription",
-                      transfer_job_describe(ctx, job));
-    return 0;
+    return transfer_describe_call(ctx, TRANSFER_IMPORT, req, "ImportArn",
+                                  "ImportTableDescription", resp, err);
 }
 
 /* ImportSummary: the import's ARN, status, table, source, format and

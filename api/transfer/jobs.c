@@ -233,6 +233,21 @@ transfer_job_find(struct api_ctx *ctx, enum transfer_kind kind,
 }
 
 int
+transfer_describe_call(struct api_ctx *ctx, enum transfer_kind kind,
+                       const json_t *req, const char *arn_member,
+                       const char *member, json_t **resp,
+                       struct ddb_err *err)
+{
+    struct transfer_job *job = transfer_job_find(
+        ctx, kind, tables_str(req, arn_member), err);
+
+    if (job == NULL)
+        return -1;
+    *resp = json_pack("{s:o}", member, transfer_job_describe(ctx, job));
+    return 0;
+}
+
+int
 transfer_job_list(struct api_ctx *ctx, enum transfer_kind kind,
                   const json_t *req, const char *page_member,
                   const char *member, transfer_summary_fn *summary,

@@ -89,6 +89,12 @@ json_t *transfer_job_describe(struct api_ctx *ctx, struct transfer_job *job);
 struct transfer_job *transfer_job_find(struct api_ctx *ctx,
                                        enum transfer_kind kind,
                                        const char *arn, struct ddb_err *err);
+/* DescribeExport / DescribeImport: {member: the description} of the job
+ * whose ARN is req's arn_member, or the kind's not-found error. */
+int transfer_describe_call(struct api_ctx *ctx, enum transfer_kind kind,
+                           const json_t *req, const char *arn_member,
+                           const char *member, json_t **resp,
+                           struct ddb_err *err);
 /* List jobs of kind (TableArn filter, page size, NextToken) into
  * *resp: {member: [summary(desc)...], "NextToken"}. */
 typedef json_t *transfer_summary_fn(const json_t *desc);
