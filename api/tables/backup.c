@@ -455,13 +455,21 @@ tables_time_ms(const json_t *req, const char *name)
     return ms <= 0 ? 0 : ms >= 9e15 ? 9000000000000000LL : (long long)ms;
 }
 
+/* Creation order: the time at the head of the key, then the catalog's
+ * order ("pos"), which tells apart backups made in the same millisecond
+ * (a virtual clock that does not move). */
 static int
-key_cmp(const void *a, const void *b)
+order_cmp(const void *a, const void *b)
 {
-    return strcmp(json_string_value(json_object_get(*(json_t *const *)a,
-                                                    "key")),
-                  json_string_value(json_object_get(*(json_t *const *)b,
-                                                    "key")));
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int c = strncmp(tables_str(x, "key"), tables_str(y, "key"), 14);
+    json_int_t d;
+
+    if (c != 0)
+        return c;
+    d = json_integer_value(json_object_get(x, "pos")) -
+        json_integer_value(json_object_get(y, "pos"));
+    return d < 0 ? -1 : d > 0;
 }
 
 /* One summary of a stored entry. */
@@ -501,7 +509,7 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
     long long limit = tables_uint(req, "Limit");
     char name[TABLES_NAME_MAX];
     struct tables_arn sa;
-    json_t *all, *rows, *out, *row;
+    json_t *all, *rows, *out, *row, *after = NULL;
     const json_t *meta;
     size_t i, n;
     json_t **v;
@@ -523,6 +531,12 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
     all = storage_backup_list(ctx->srv->st);
     rows = json_array();
     json_array_foreach(all, i, row) {
+        json_object_set_new(row, "pos", json_integer((json_int_t)i));
+        if (start != NULL && json_str_is(json_object_get(row, "key"),
+                                         sa.sub))
+            after = row;
+    }
+    json_array_foreach(all, i, row) {
         long long at;
 
         meta = json_object_get(row, "meta");
@@ -535,8 +549,9 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
                                                            "TableName"),
                                            name)) ||
             (lo >= 0 && at < lo) || (hi >= 0 && at >= hi) ||
-            (start != NULL && strcmp(tables_str(row, "key"),
-                                     sa.sub) <= 0))
+            (start != NULL &&
+             (after != NULL ? order_cmp(&row, &after) <= 0
+                            : strcmp(tables_str(row, "key"), sa.sub) <= 0)))
             continue;
         json_array_append(rows, row);
     }
@@ -545,7 +560,7 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
     v = xcalloc(n + 1, sizeof(*v));
     for (i = 0; i < n; i++)
         v[i] = json_array_get(rows, i);
-    qsort(v, n, sizeof(*v), key_cmp);
+    qsort(v, n, sizeof(*v), order_cmp);
     out = json_array();
     for (i = 0; i < n && (long long)i < limit; i++)
         json_array_append_new(out, summary(v[i]));

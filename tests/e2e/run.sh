@@ -149,7 +149,7 @@ done
 run_py() {   # label python modules...
     label=$1; py=$2; shift 2
     echo "=== $label ($py)"
-    (cd "$E2E" && $LIMIT "$py" e2e_runner.py "$label" "$@") \
+    (cd "$E2E" && $LIMIT "$py" -u e2e_runner.py "$label" "$@") \
         > "$tmp/$label.out" 2>&1
     cat "$tmp/$label.out"
     line=$(grep '^E2E-RESULT ' "$tmp/$label.out" | tail -n 1)

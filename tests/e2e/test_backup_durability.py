@@ -342,6 +342,25 @@ class RestoreLifecycle(BackupServerCase):
         e = cm.exception.response["Error"]
         return e["Code"], e["Message"]
 
+    def test_list_order_on_a_still_clock(self):
+        """Backups made in the same millisecond (a virtual clock that does
+        not move) list in the order they were made, and pages of one follow
+        that order (ListBackups: "oldest first")."""
+        c = self.start("--virtual-clock")
+        create(c, "src")
+        made = [c.create_backup(TableName="src", BackupName="bkp%d" % i)[
+            "BackupDetails"]["BackupArn"] for i in range(5)]
+        self.assertEqual([b["BackupArn"] for b in c.list_backups()[
+            "BackupSummaries"]], made)
+        got, kw = [], {}
+        while True:
+            r = c.list_backups(Limit=1, **kw)
+            got += [b["BackupArn"] for b in r["BackupSummaries"]]
+            if "LastEvaluatedBackupArn" not in r:
+                break
+            kw["ExclusiveStartBackupArn"] = r["LastEvaluatedBackupArn"]
+        self.assertEqual(got, made)
+
     def test_restore_in_progress(self):
         """While a restored table is CREATING: its description carries
         RestoreSummary with RestoreInProgress true (DDB-TABLE-216); the
