@@ -25,7 +25,7 @@ import urllib.request
 
 from botocore.exceptions import ClientError
 
-from e2e_common import (OwnServerCase, make_private_client,
+from e2e_common import (OwnServerCase, has_param, make_private_client,
                         start_private_server)
 
 
@@ -124,7 +124,9 @@ class ExportFormat(TransferCase):
         self.assertEqual(d["ItemCount"], 30)
         self.assertGreater(d["BilledSizeBytes"], 0)
         self.assertEqual(d["ExportFormat"], "DYNAMODB_JSON")
-        self.assertEqual(d["ExportType"], "FULL_EXPORT")
+        if has_param(self.c, "ExportTableToPointInTime", "ExportType"):
+            # Debian's boto3 1.26 predates ExportType and drops it
+            self.assertEqual(d["ExportType"], "FULL_EXPORT")
         self.assertTrue(d["ExportArn"].startswith(arn + "/export/"))
         export_id = d["ExportArn"].rsplit("/", 1)[1]
         self.assertRegex(export_id, r"^\d{14}-[0-9a-f]{8}$")
