@@ -114,10 +114,11 @@ settle_desc(json_t *desc, uint64_t now_ms)
     const char *status = tables_str(desc, "TableStatus");
     json_t *until = json_object_get(desc, PRIV_UNTIL);
     json_t *bms, *wt;
+    bool warm = tables_warm_settle(desc, now_ms);
 
     if (status == NULL || !json_is_integer(until) ||
         (uint64_t)json_integer_value(until) > now_ms)
-        return SETTLE_SAME;
+        return warm ? SETTLE_CHANGED : SETTLE_SAME;
     if (strcmp(status, "DELETING") == 0)
         return SETTLE_GONE;
     if (strcmp(status, "CREATING") == 0) {

@@ -473,6 +473,8 @@ backup_suite(void)
     TCase *tc = tcase_create("copy");
 
     tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+    /* durable copies fsync: seconds on a loaded machine */
+    tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_backup_point_in_time, 0, 2);
     tcase_add_test(tc, test_backup_survives_restart_and_table_delete);
     tcase_add_test(tc, test_backup_interrupted_copy_is_swept);
