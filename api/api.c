@@ -15,6 +15,7 @@
 #include "api/proto/validate.h"
 #include "api/streams/streams.h"
 #include "api/tables/tables.h"
+#include "api/transfer/transfer.h"
 #include "api/throttle/gate.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
@@ -48,9 +49,11 @@ static const struct api_op api_ops[] = {
     OP("DescribeContributorInsights", describe_contributor_insights,
        API_DDL),
     OP("DescribeEndpoints", describe_endpoints, API_DDL),
+    OP("DescribeExport", describe_export, API_DDL),
     OP("DescribeGlobalTable", describe_global_table, API_DDL),
     OP("DescribeGlobalTableSettings", describe_global_table_settings,
        API_DDL),
+    OP("DescribeImport", describe_import, API_DDL),
     OP("DescribeKinesisStreamingDestination",
        describe_kinesis_streaming_destination, API_DDL),
     OP("DescribeLimits", describe_limits, API_DDL),
@@ -65,11 +68,15 @@ static const struct api_op api_ops[] = {
     OP("ExecuteStatement", execute_statement, API_READ | API_WRITE | CAP),
     OP("ExecuteTransaction", execute_transaction,
        API_READ | API_WRITE | CAP_TXN),
+    OP("ExportTableToPointInTime", export_table_to_point_in_time, API_DDL),
     ITEM("GetItem", get_item, get, API_READ | CAP),
     OP("GetResourcePolicy", get_resource_policy, API_DDL),
+    OP("ImportTable", import_table, API_DDL),
     OP("ListBackups", list_backups, API_DDL),
     OP("ListContributorInsights", list_contributor_insights, API_DDL),
+    OP("ListExports", list_exports, API_DDL),
     OP("ListGlobalTables", list_global_tables, API_DDL),
+    OP("ListImports", list_imports, API_DDL),
     OP("ListTables", list_tables, API_DDL),
     OP("ListTagsOfResource", list_tags_of_resource, API_DDL),
     ITEM("PutItem", put_item, put, API_WRITE | CAP),

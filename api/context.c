@@ -2,6 +2,7 @@
 /* context.c - the server state every request shares (struct api_server):
  * set-up and tear-down (the sweep thread is started by main.c). */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
@@ -9,6 +10,7 @@
 #include "api/tables/tables.h"
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
+#include "api/transfer/transfer.h"
 #include "storage/util.h"
 
 /* The store's change log runs on the server's clock (storage_set_clock),
@@ -31,6 +33,13 @@ api_server_init(struct api_server *srv, struct storage *st,
     srv->streams = streams_meter_new();
     srv->virtual_clock = c->virtual_clock;
     atomic_init(&srv->vclock_ms, wall_ms());
+    {
+        char *s3 = c->s3_dir[0] != '\0' ? xstrdup(c->s3_dir)
+                                         : xasprintf("%s/s3", c->data_dir);
+
+        srv->transfer = transfer_new(s3);
+        free(s3);
+    }
     if (st != NULL)
         storage_set_clock(st, store_clock, srv);
 }
@@ -38,6 +47,8 @@ api_server_init(struct api_server *srv, struct storage *st,
 void
 api_server_fini(struct api_server *srv)
 {
+    transfer_free(srv->transfer);       /* waits for running jobs */
+    srv->transfer = NULL;
     streams_sweeper_stop(srv);
     if (srv->st != NULL)
         storage_set_clock(srv->st, NULL, NULL);

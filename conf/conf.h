@@ -26,6 +26,9 @@ struct conf {
     char host[256];                 /* 127.0.0.1 */
     char data_dir[4096];            /* ./data */
     char backup_dir[4096];          /* backups; "": <data_dir>/backups */
+    char s3_dir[4096];              /* S3 stand-in for exports and imports,
+                                       a bucket per subdirectory; "":
+                                       <data_dir>/s3 */
     bool in_memory;                 /* no files: SQLite :memory: partitions */
     unsigned threads;               /* MHD thread pool size */
     enum conf_log_level log_level;

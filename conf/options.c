@@ -55,6 +55,10 @@ const struct conf_option conf_options[] = {
     { .name = "backup-dir", .type = CONF_STRING,
       S(backup_dir), .def = NULL,
       .help = "directory holding the backups (default: <data-dir>/backups)" },
+    { .name = "s3-dir", .type = CONF_STRING,
+      S(s3_dir), .def = NULL,
+      .help = "directory standing in for S3 in exports and imports, one "
+              "subdirectory per bucket (default: <data-dir>/s3)" },
     { .name = "disk-reserve", .type = CONF_SIZE,
       S(disk_reserve), .def = "8MB",
       .help = "space kept back for DeleteTable when the disk is full" },

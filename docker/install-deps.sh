@@ -12,9 +12,9 @@
 set -eu
 
 BUILD="build-essential autoconf automake pkg-config libmicrohttpd-dev
-libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev libgmp-dev check
+libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev libzstd-dev libgmp-dev check
 libsubunit-dev"
-TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace
+TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace zstd
 chromium dpkg-dev debhelper fakeroot lintian python3-pytest python3-venv
 python3-setuptools python3-wheel faketime"
 if [ "${1:-}" = "--build-only" ]; then

@@ -153,6 +153,15 @@ backups_open(struct storage *s, struct ddb_err *err)
         storage_sql_err(b->db, "backups", err);
         goto out;
     }
+    /* snapshots are passing copies: one a crash left goes (its files
+     * with the sweep, as a directory no row names) */
+    if (sqlite3_exec(b->db, "DELETE FROM backups WHERE substr(key, 1, "
+                     "length('" STORAGE_SNAPSHOT_PREFIX "')) = '"
+                     STORAGE_SNAPSHOT_PREFIX "'", NULL, NULL, NULL) !=
+        SQLITE_OK) {
+        storage_sql_err(b->db, "backups", err);
+        goto out;
+    }
     if (b->dir != NULL)
         sweep(b);
     rc = 0;
@@ -263,7 +272,10 @@ storage_backup_list(struct storage *s)
     all = rows(b, NULL);
     pthread_mutex_unlock(&b->mu);
     json_array_foreach(all, i, r)
-        json_array_append_new(out, public_row(r));
+        if (strncmp(json_string_value(json_object_get(r, "key")),
+                    STORAGE_SNAPSHOT_PREFIX,
+                    strlen(STORAGE_SNAPSHOT_PREFIX)) != 0)
+            json_array_append_new(out, public_row(r));
     json_decref(all);
     return out;
 }

@@ -60,6 +60,12 @@ enum ddb_errtype {
     DDB_PITR_UNAVAILABLE,           /* PointInTimeRecoveryUnavailable... */
     DDB_INVALID_RESTORE_TIME,       /* InvalidRestoreTimeException */
     DDB_CONTINUOUS_BACKUPS_UNAVAILABLE, /* ContinuousBackupsUnavailable... */
+    /* The export and import families' own codes. */
+    DDB_EXPORT_NOT_FOUND,           /* ExportNotFoundException */
+    DDB_EXPORT_CONFLICT,            /* ExportConflictException */
+    DDB_IMPORT_NOT_FOUND,           /* ImportNotFoundException */
+    DDB_IMPORT_CONFLICT,            /* ImportConflictException */
+    DDB_INVALID_EXPORT_TIME,        /* InvalidExportTimeException */
     DDB_ERRTYPE_COUNT
 };
 
@@ -419,6 +425,19 @@ int storage_table_create_rows(struct storage *s, const char *name,
                               const json_t *desc, unsigned nparts,
                               storage_rows_fn *fn, void *arg,
                               struct ddb_err *err);
+
+/*
+ * Snapshots: backups whose key starts with STORAGE_SNAPSHOT_PREFIX are a
+ * caller's private, passing copies (an export's consistent cut, read back
+ * with storage_backup_scan): created and deleted as backups are, but
+ * storage_backup_list() leaves them out and the next open deletes any a
+ * crash left.
+ */
+#define STORAGE_SNAPSHOT_PREFIX "~snapshot/"
+/* Create path and its missing parents (mode 0700 under the umask); -1
+ * with err set on failure. The message names no path: it may reach a
+ * client. (Also for api/'s own files: exports.) */
+int storage_mkdir_p(const char *path, struct ddb_err *err);
 
 /*
  * Multi-item transactions across partitions and tables (storage/txn.c).

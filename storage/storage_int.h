@@ -284,10 +284,7 @@ uint64_t ckpt_count(struct ckpt *ck);
 
 /* A fresh random id: STORAGE_ID_LEN hex characters. */
 void storage_new_id(char out[STORAGE_ID_LEN + 1]);
-/* Create path and its missing parents (mode 0700 under the umask); -1
- * with err set on failure. The message names no path: it may reach a
- * client. */
-int storage_mkdir_p(const char *path, struct ddb_err *err);
+/* storage_mkdir_p: storage.h */
 /* Create the file path if missing, mode 0600 under the umask, so that
  * SQLite (whose WAL copies the database's mode) never makes it 0644. */
 int storage_touch(const char *path, struct ddb_err *err);

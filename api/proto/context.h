@@ -20,6 +20,7 @@ struct api_ctx;
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
 struct faults;
+struct transfer;
 struct streams_meter;
 struct streams_sweeper;
 
@@ -45,6 +46,8 @@ struct api_server {
     struct faults *faults;          /* fault-injection rules
                                        (throttle/faults.c) */
     api_policy_fn *policy;          /* resource policies; NULL: none */
+    struct transfer *transfer;      /* export and import jobs
+                                       (transfer/jobs.c) */
     struct streams_meter *streams;  /* DynamoDB Streams' read limits and
                                        meters (streams/meter.c) */
     struct streams_sweeper *sweeper; /* the TTL/trim thread, or NULL

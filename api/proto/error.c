@@ -122,6 +122,16 @@ static const struct {
         "InvalidRestoreTimeException", NS_DDB, 400, KEY_LOWER },
     [DDB_CONTINUOUS_BACKUPS_UNAVAILABLE] = {
         "ContinuousBackupsUnavailableException", NS_DDB, 400, KEY_LOWER },
+    [DDB_EXPORT_NOT_FOUND] = {
+        "ExportNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_EXPORT_CONFLICT] = {
+        "ExportConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_IMPORT_NOT_FOUND] = {
+        "ImportNotFoundException", NS_DDB, 400, KEY_LOWER },
+    [DDB_IMPORT_CONFLICT] = {
+        "ImportConflictException", NS_DDB, 400, KEY_LOWER },
+    [DDB_INVALID_EXPORT_TIME] = {
+        "InvalidExportTimeException", NS_DDB, 400, KEY_LOWER },
 };
 
 static int

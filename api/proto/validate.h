@@ -73,6 +73,13 @@ extern const struct api_schema schema_disable_kinesis_streaming_destination;
 extern const struct api_schema schema_update_kinesis_streaming_destination;
 extern const struct api_schema schema_describe_table_replica_auto_scaling;
 extern const struct api_schema schema_update_table_replica_auto_scaling;
+/* model_transfer.c */
+extern const struct api_schema schema_export_table_to_point_in_time;
+extern const struct api_schema schema_describe_export;
+extern const struct api_schema schema_list_exports;
+extern const struct api_schema schema_import_table;
+extern const struct api_schema schema_describe_import;
+extern const struct api_schema schema_list_imports;
 
 /* Characters (UTF-16 units) in n bytes of UTF-8: how DynamoDB counts a
  * string's length. */

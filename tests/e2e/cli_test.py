@@ -5,18 +5,21 @@
 # DynamoDB Streams (aws dynamodbstreams) and Time to Live; tags, backups and
 # restores, resource policies, describe-limits and describe-endpoints (the
 # answers test_tags.py, test_backups.py, test_policy.py and test_limits.py
-# check in detail with boto3).
+# check in detail with boto3); an export imported as a new table, every
+# item compared (test_transfer.py checks the details with boto3).
 import json
 import re
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 import uuid
 
-from e2e_common import (ACCOUNT, ENDPOINT, client, create_table,
-                        delete_table_quietly, wait_active)
+from e2e_common import (ACCOUNT, BIN, ENDPOINT, client, create_table,
+                        delete_table_quietly, start_private_server,
+                        stop_temp_server, wait_active)
 
 
 def find_clis():
@@ -53,8 +56,9 @@ class CliBase:
         env = dict(os.environ)
         env.update(AWS_PAGER="", AWS_DEFAULT_OUTPUT="json")
         cmd = [self.path, service] + list(args)
-        if ENDPOINT:
-            cmd += ["--endpoint-url", ENDPOINT]
+        endpoint = getattr(self, "endpoint", None) or ENDPOINT
+        if endpoint:
+            cmd += ["--endpoint-url", endpoint]
         p = subprocess.run(cmd, capture_output=True, text=True, env=env,
                            timeout=120)
         if check:
@@ -332,6 +336,79 @@ class CliBase:
                             "GetResourcePolicy",
                             "Resource-based policy not found for the "
                             "provided ResourceArn: " + arn)
+
+    @unittest.skipUnless(BIN, "needs SHARDLOCAL_BIN (its own --s3-dir)")
+    def test_export_import_round_trip(self):
+        tmp = tempfile.mkdtemp(prefix="shardlocal-cli-x.")
+        s3 = os.path.join(tmp, "s3")
+        os.makedirs(os.path.join(s3, "cli-bucket"))
+        proc = None
+        try:
+            proc, self.endpoint = start_private_server(
+                None, os.path.join(tmp, "port"), "--in-memory", "--s3-dir",
+                s3)
+            self._round_trip()
+        finally:
+            self.endpoint = None
+            stop_temp_server(tmp, proc)
+
+    def _round_trip(self):
+        self.aws("create-table", "--table-name", "xsrc",
+                 "--attribute-definitions", "AttributeName=pk,"
+                 "AttributeType=S", "--key-schema",
+                 "AttributeName=pk,KeyType=HASH", "--billing-mode",
+                 "PAY_PER_REQUEST")
+        # few CLI runs: each costs seconds on a loaded machine
+        self.aws("batch-write-item", "--request-items", json.dumps({
+            "xsrc": [{"PutRequest": {"Item": {
+                "pk": {"S": "k%d" % i}, "v": {"N": str(i)},
+                "l": {"L": [{"S": "x"}]}}}} for i in range(12)]}))
+        arn = "arn:aws:dynamodb:%s:%s:table/xsrc" % (
+            os.environ.get("AWS_DEFAULT_REGION", "us-east-1"), ACCOUNT)
+        self.aws("update-continuous-backups", "--table-name", "xsrc",
+                 "--point-in-time-recovery-specification",
+                 "PointInTimeRecoveryEnabled=true")
+        d = self.js("export-table-to-point-in-time", "--table-arn", arn,
+                    "--s3-bucket", "cli-bucket", "--s3-prefix",
+                    "cli")["ExportDescription"]
+        for _ in range(200):
+            d = self.js("describe-export", "--export-arn",
+                        d["ExportArn"])["ExportDescription"]
+            if d["ExportStatus"] != "IN_PROGRESS":
+                break
+            time.sleep(0.2)
+        self.assertEqual((d["ExportStatus"], d["ItemCount"]),
+                         ("COMPLETED", 12))
+        self.assertEqual(len(self.js("list-exports")["ExportSummaries"]), 1)
+        data = d["ExportManifest"].rsplit("/", 1)[0] + "/data/"
+        i = self.js("import-table", "--s3-bucket-source",
+                    json.dumps({"S3Bucket": "cli-bucket",
+                                "S3KeyPrefix": data}),
+                    "--input-format", "DYNAMODB_JSON",
+                    "--input-compression-type", "GZIP",
+                    "--table-creation-parameters", json.dumps({
+                        "TableName": "xdst",
+                        "AttributeDefinitions": [{
+                            "AttributeName": "pk", "AttributeType": "S"}],
+                        "KeySchema": [{"AttributeName": "pk",
+                                       "KeyType": "HASH"}],
+                        "BillingMode": "PAY_PER_REQUEST"}))
+        arn = i["ImportTableDescription"]["ImportArn"]
+        for _ in range(200):
+            i = self.js("describe-import", "--import-arn",
+                        arn)["ImportTableDescription"]
+            if i["ImportStatus"] != "IN_PROGRESS":
+                break
+            time.sleep(0.2)
+        self.assertEqual((i["ImportStatus"], i["ImportedItemCount"],
+                          i["ErrorCount"]), ("COMPLETED", 12, 0))
+        self.assertEqual(len(self.js("list-imports")["ImportSummaryList"]),
+                         1)
+
+        def items(t):
+            return sorted(self.js("scan", "--table-name", t)["Items"],
+                          key=lambda x: x["pk"]["S"])
+        self.assertEqual(items("xsrc"), items("xdst"))
 
     def test_partiql(self):
         # execute-statement, batch-execute-statement, execute-transaction:

@@ -45,7 +45,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return (in
 "$CC" -fsanitize=fuzzer $SAN -o "$BUILD/probe" "$BUILD/probe.c" \
     >/dev/null 2>&1 || skip "$CC cannot link -fsanitize=fuzzer"
 
-PKGS="jansson sqlite3 libcrypto zlib libmicrohttpd"
+PKGS="jansson sqlite3 libcrypto zlib libzstd libmicrohttpd"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link \
 -std=c11 -pthread -D_GNU_SOURCE -I$srcdir -I$builddir $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -lgmp -lpthread"
