@@ -46,6 +46,9 @@ static const struct api_op api_ops[] = {
     ITEM("PutItem", put_item, put, API_WRITE | CAP),
     OP("Query", query, API_READ | CAP),
     OP("Scan", scan, API_READ | CAP),
+    /* Its own deserialiser runs before the model's checks: no schema
+     * here (ops/search.c); it answers its ConsumedCapacity itself. */
+    { "SearchVectors", NULL, api_search_vectors, NULL, API_READ },
     OP("TransactGetItems", transact_get_items, API_READ | CAP_TXN),
     OP("TransactWriteItems", transact_write_items, API_WRITE | CAP_TXN),
     OP("UpdateContributorInsights", update_contributor_insights, API_DDL),

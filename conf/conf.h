@@ -33,6 +33,9 @@ struct conf {
     uint64_t item_collection_limit; /* bytes: an LSI item collection may
                                        not grow past this (default 10 GB;
                                        0: no limit) */
+    unsigned vector_exact_max;      /* vector index partitions up to this
+                                       many items are searched exactly;
+                                       larger ones through a graph */
 };
 
 /* ------------------------------------------------------------------------

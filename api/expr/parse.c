@@ -706,9 +706,9 @@ parse_syntax(struct expr *e, const char *text, size_t len,
     return p.failed ? -1 : 0;
 }
 
-/* Rewrite err's message as "Invalid <Param>: <message>". */
+/* Rewrite err's message as "Invalid <param>: <message>". */
 static int
-prefix_error(enum expr_kind kind, struct ddb_err *err)
+prefix_error(const char *param, struct ddb_err *err)
 {
     char msg[DDB_ERR_MSG_MAX];
 
@@ -716,8 +716,7 @@ prefix_error(enum expr_kind kind, struct ddb_err *err)
         return -1;
     memcpy(msg, err->msg, sizeof(msg));
     msg[sizeof(msg) - 1] = '\0';
-    return ddb_err_set(err, DDB_VALIDATION, "Invalid %s: %s",
-                       expr_kind_param(kind), msg);
+    return ddb_err_set(err, DDB_VALIDATION, "Invalid %s: %s", param, msg);
 }
 
 /* An empty expression of kind with its arena (caller frees with
@@ -756,6 +755,13 @@ struct expr *
 expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
            struct ddb_err *err)
 {
+    return expr_parse_as(env, kind, expr_kind_param(kind), text, err);
+}
+
+struct expr *
+expr_parse_as(struct expr_env *env, enum expr_kind kind, const char *param,
+              const char *text, struct ddb_err *err)
+{
     struct expr *e = NULL;
     size_t len, i;
 
@@ -768,14 +774,14 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
     if (len > EXPR_TEXT_MAX && kind == EXPR_UPDATE) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: Expression size has exceeded the maximum "
-                    "allowed size;", expr_kind_param(kind));
+                    "allowed size;", param);
         return NULL;
     }
     if (len > EXPR_TEXT_MAX) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: Expression size has exceeded the maximum "
                     "allowed size; expression size: %zu",
-                    expr_kind_param(kind), len);
+                    param, len);
         return NULL;
     }
     for (i = 0; i < len && lex_is_space(text[i]); i++)
@@ -783,13 +789,13 @@ expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
     if (i == len) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: The expression can not be empty;",
-                    expr_kind_param(kind));
+                    param);
         return NULL;
     }
     e = expr_new(kind);
     if (parse_syntax(e, text, len, err) != 0 ||
         resolve_expr(e, env, err) != 0) {
-        prefix_error(kind, err);
+        prefix_error(param, err);
         expr_free(e);
         return NULL;
     }

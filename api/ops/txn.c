@@ -1017,8 +1017,10 @@ api_transact_write_items(struct api_ctx *ctx, const json_t *req,
         capacity_add(&reads, ti[i].ot.name,
                      2 * capacity_read_units(big, true), 0);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         gsi_gate_charge(ctx, &ti[i].gate);
+        write_vector_done(ctx, &ti[i].w, &ti[i].ot, &keys[i]);
+    }
     out = json_object();
     if (json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
                "SIZE")) {

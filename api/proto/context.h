@@ -19,6 +19,7 @@ struct capacity;
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
 struct faults;
+struct vector_registry;
 
 struct api_server {
     struct storage *st;
@@ -30,6 +31,8 @@ struct api_server {
     _Atomic uint64_t vclock_ms;     /* the virtual clock's time, in ms */
     struct faults *faults;          /* fault-injection rules
                                        (throttle/faults.c) */
+    struct vector_registry *vectors; /* the in-memory vector indexes
+                                       (vector/store.c) */
 };
 
 /* The server's "now" in ms: the virtual clock when enabled, else the wall

@@ -133,8 +133,8 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
 
 /* The table's AttributeDefinitions plus the request's new ones (a
  * redefinition keeps the table's). New reference. */
-static json_t *
-merged_defs(const json_t *desc, const json_t *req)
+json_t *
+tables_merged_defs(const json_t *desc, const json_t *req)
 {
     json_t *defs = json_deep_copy(json_object_get(desc,
                                                   "AttributeDefinitions"));
@@ -241,7 +241,7 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
 
     if (gsi_create_check(desc, a, on_demand, err) != 0)
         return -1;
-    defs = merged_defs(desc, req);
+    defs = tables_merged_defs(desc, req);
     if (!json_has(req, "AttributeDefinitions")) {
         ddb_err_set(err, DDB_VALIDATION,
                     "One or more parameter values were invalid: "

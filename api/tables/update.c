@@ -11,6 +11,7 @@
 #include "api/tables/tables.h"
 #include "api/tables/tables_int.h"
 #include "api/throttle/gate.h"
+#include "api/vector/vector.h"
 #include "storage/util.h"
 
 /* One UpdateTable call. */
@@ -26,6 +27,7 @@ struct update {
     const json_t *sse;              /* SSESpecification (object) */
     const char *cls;                /* TableClass */
     const json_t *gsiu;             /* GlobalSecondaryIndexUpdates */
+    const json_t *vu;               /* VectorIndexUpdates */
     /* Billing, once the table is open. */
     const char *cur_mode;           /* the table's billing mode now */
     const char *eff_mode;           /* and after this call */
@@ -74,9 +76,12 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
     u->gsiu = json_object_get(req, "GlobalSecondaryIndexUpdates");
     if (json_is_null(u->gsiu))
         u->gsiu = NULL;
+    u->vu = json_object_get(req, "VectorIndexUpdates");
+    if (json_is_null(u->vu))
+        u->vu = NULL;
     if (u->pt == NULL && u->mode == NULL && u->sse == NULL &&
         u->dp == NULL && u->cls == NULL && u->odt_req == NULL &&
-        u->gsiu == NULL &&
+        u->gsiu == NULL && u->vu == NULL &&
         json_object_get(req, "StreamSpecification") == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "At least one of ProvisionedThroughput, "
@@ -93,6 +98,8 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
         tables_read_throughput(u->pt, &u->r, &u->w, err) != 0)
         return -1;
     if (u->gsiu != NULL && tables_gsi_updates_check(u->gsiu, err) != 0)
+        return -1;
+    if (u->vu != NULL && tables_vector_updates_check(u->vu, err) != 0)
         return -1;
     return 0;
 }
@@ -155,7 +162,14 @@ billing_check(struct update *u, json_t *desc, struct ddb_err *err)
                            "current limits and how to request higher "
                            "limits.", u->cr, u->r, u->cw, u->w);
     /* To provisioned: every GSI needs throughput too (an Update in the
-     * same request). */
+     * same request); vector indexes stay on demand (our wording, as
+     * CreateTable's). */
+    if (is_on_demand(u->cur_mode) &&
+        strcmp(u->eff_mode, "PROVISIONED") == 0 && vector_desc_has(desc))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "Vector indexes are only supported for "
+                           "PAY_PER_REQUEST tables");
     if (is_on_demand(u->cur_mode) &&
         strcmp(u->eff_mode, "PROVISIONED") == 0)
         return tables_gsi_updates_cover(desc, u->gsiu, err);
@@ -306,6 +320,11 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         tables_gsi_updates_apply(ctx, req, d.t, d.desc,
                                  is_on_demand(u.eff_mode), u.pt != NULL,
                                  u.now, err) != 0)
+        goto out;
+    if (u.vu != NULL &&
+        tables_vector_updates_apply(ctx, req, d.t, d.desc,
+                                    is_on_demand(u.eff_mode), u.now,
+                                    err) != 0)
         goto out;
     u.now_j = tables_epoch(u.now);
     billing_apply(&u, d.desc);
