@@ -106,7 +106,8 @@ f32_format(float f, char *out)
 
 /* ------------------------------------------------------------------------
  * Distances. Four float lanes twice over, so the compiler keeps them in
- * vector registers without being allowed to reorder float sums.
+ * vector registers without being allowed to reorder float sums; on x86
+ * CPUs with AVX2 and FMA, eight lanes twice over, chosen once at start.
  * ---------------------------------------------------------------------- */
 
 typedef float v4sf __attribute__((vector_size(16)));
@@ -129,7 +130,7 @@ hsum(v4sf a, v4sf b)
 }
 
 static float
-dot(const float *a, const float *b, size_t dim)
+dot_base(const float *a, const float *b, size_t dim)
 {
     v4sf s0 = { 0 }, s1 = { 0 };
     size_t i = 0;
@@ -146,7 +147,7 @@ dot(const float *a, const float *b, size_t dim)
 }
 
 static float
-l2sq(const float *a, const float *b, size_t dim)
+l2sq_base(const float *a, const float *b, size_t dim)
 {
     v4sf s0 = { 0 }, s1 = { 0 }, d0, d1;
     size_t i = 0;
@@ -165,6 +166,75 @@ l2sq(const float *a, const float *b, size_t dim)
     }
     return r;
 }
+
+typedef float kernel_fn(const float *a, const float *b, size_t dim);
+static kernel_fn *dot = dot_base, *l2sq = l2sq_base;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2,fma"))) static inline float
+hsum8(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+                          _mm256_extractf128_ps(v, 1));
+
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
+
+__attribute__((target("avx2,fma"))) static float
+dot_avx2(const float *a, const float *b, size_t dim)
+{
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    size_t i = 0;
+    float r;
+
+    for (; i + 16 <= dim; i += 16) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i),
+                             s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8),
+                             _mm256_loadu_ps(b + i + 8), s1);
+    }
+    r = hsum8(_mm256_add_ps(s0, s1));
+    for (; i < dim; i++)
+        r += a[i] * b[i];
+    return r;
+}
+
+__attribute__((target("avx2,fma"))) static float
+l2sq_avx2(const float *a, const float *b, size_t dim)
+{
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), d0, d1;
+    size_t i = 0;
+    float r, d;
+
+    for (; i + 16 <= dim; i += 16) {
+        d0 = _mm256_sub_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));
+        d1 = _mm256_sub_ps(_mm256_loadu_ps(a + i + 8),
+                           _mm256_loadu_ps(b + i + 8));
+        s0 = _mm256_fmadd_ps(d0, d0, s0);
+        s1 = _mm256_fmadd_ps(d1, d1, s1);
+    }
+    r = hsum8(_mm256_add_ps(s0, s1));
+    for (; i < dim; i++) {
+        d = a[i] - b[i];
+        r += d * d;
+    }
+    return r;
+}
+
+__attribute__((constructor)) static void
+pick_kernels(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        dot = dot_avx2;
+        l2sq = l2sq_avx2;
+    }
+}
+#endif
 
 float
 vec_inv_norm(const float *v, size_t dim)

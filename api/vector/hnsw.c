@@ -380,6 +380,9 @@ link_to(struct hnsw *g, uint32_t from, uint32_t to, int lv)
     c[n].id = to;
     c[n++].d = vec_dist(g->rows.metric, v, iv, row(g, to), row_inv(g, to),
                         g->rows.dim);
+    /* The heuristic again, not "keep the nearest": that one halves the
+     * build time but leaves clusters without links between them
+     * (check_hnsw's clustered vectors: recall 0.67 for EUCLIDEAN). */
     qsort(c, n, sizeof(*c), cand_cmp);
     n = select_neighbours(g, c, n, max);
     ln[0] = (uint32_t)n;
