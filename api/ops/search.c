@@ -14,6 +14,8 @@
 #include "api/ops/ops.h"
 #include "api/proto/validate.h"
 #include "api/tables/tables.h"
+#include "api/throttle/faults.h"
+#include "api/throttle/gate.h"
 #include "api/vector/vector.h"
 #include "storage/util.h"
 
@@ -226,6 +228,30 @@ query_read(const json_t *req, struct req_exprs *x, struct vector_query *q,
     return req_exprs_check_unused(x, req, err);
 }
 
+/*
+ * A search consumes vector search capacity, metered apart from the
+ * table's reads (VectorSearchRequestBytes), for which DynamoDB documents
+ * no throughput limit: only the table's fault-injection rules (op "read"
+ * or "any") throttle it, with the exception DynamoDB lists for
+ * SearchVectors (ThrottlingException; RequestLimitExceeded for the
+ * account limit).
+ */
+static int
+search_throttled(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
+{
+    struct throttle_table *tt;
+    enum throttle_cause c;
+
+    if (ctx->srv->faults == NULL || ctx->srv->throttle == NULL)
+        return 0;
+    c = faults_check(ctx->srv->faults, stable_name(t), NULL, 0,
+                     THROTTLE_READ);
+    tt = c != THROTTLE_OK ? gate_table(ctx, t) : NULL;
+    if (tt == NULL)
+        return 0;
+    return throttle_err(tt, THROTTLE_READ, c, err);
+}
+
 int
 api_search_vectors(struct api_ctx *ctx, const json_t *req, json_t **resp,
                    struct ddb_err *err)
@@ -241,6 +267,7 @@ api_search_vectors(struct api_ctx *ctx, const json_t *req, json_t **resp,
     req_exprs_init(&x);
     if (query_read(req, &x, &q, err) != 0 ||
         api_open_table_desc(ctx, req, &t, &desc, err) != 0 ||
+        search_throttled(ctx, t, err) != 0 ||
         vector_search(ctx, t, desc, &q, &results, &bytes, err) != 0)
         goto out;
     *resp = json_pack("{s:o}", "SearchResults", results);

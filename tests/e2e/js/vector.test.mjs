@@ -17,7 +17,8 @@ import {
   DeleteTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
-  makeClient, uniqueName, waitActive, deleteTableQuietly, catchError,
+  ENDPOINT, makeClient, uniqueName, waitActive, deleteTableQuietly,
+  catchError,
 } from './common.mjs';
 
 const client = makeClient();
@@ -408,6 +409,22 @@ test('ConsumedCapacity of searches and writes', async () => {
     pad: { S: 'x'.repeat(target - 2 - 2 - 'embedding'.length - 12 - 3) } });
   assert.equal((await put(billed(1024, 'a3'), 'TOTAL')).CapacityUnits, 1);
   assert.equal((await put(billed(1025, 'b3'), 'TOTAL')).CapacityUnits, 2);
+});
+
+// SearchVectors lists ThrottlingException among its errors (API
+// reference); DynamoDB documents no vector search rate, so only a fault
+// rule (POST /shardlocal/faults) throttles one here.
+test('a fault rule throttles a search as DynamoDB does', async (t) => {
+  if (!ENDPOINT) return t.skip('needs shardlocal');
+  await fetch(`${ENDPOINT}/shardlocal/faults`, { method: 'POST',
+    body: JSON.stringify({ table: fixture, op: 'read', count: 1 }) });
+  const input = { TableName: fixture, IndexName: 'cosine',
+    SearchVector: vec(1, 0, 0), TopK: 1 };
+  const e = await catchError(() => search(input));
+  assert.equal(e.name, 'ThrottlingException');
+  assert.equal(e.throttlingReasons[0].reason,
+    'TableReadKeyRangeThroughputExceeded');
+  assert.equal((await search(input)).SearchResults.length, 1);
 });
 
 // ---------------------------------------------------------------------------
