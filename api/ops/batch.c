@@ -570,7 +570,7 @@ bw_vector_open(struct api_ctx *ctx, struct bw_table *bt,
     int rc = 0;
 
     if (d != NULL && vector_desc_has(d)) {
-        r->w.vec = vector_write_new(ctx->srv, bt->ot.t, d, err);
+        r->w.vec = vector_write_new(ctx->srv, bt->ot.t, err);
         rc = r->w.vec == NULL ? -1 : 0;
         if (rc == 0 && r->w.kind == WRITE_PUT)
             rc = vector_write_check(r->w.vec, NULL, r->w.item, NULL, NULL,

@@ -265,7 +265,7 @@ write_resolve(struct api_ctx *ctx, struct write_req *w,
         rc = index_set_open(ctx->srv->st, d, w->set, err);
     }
     if (rc == 0 && d != NULL && vector_desc_has(d)) {
-        w->vec = vector_write_new(ctx->srv, tr->t, d, err);
+        w->vec = vector_write_new(ctx->srv, tr->t, err);
         rc = w->vec != NULL ? 0 : -1;
     }
     json_decref(d);

@@ -275,7 +275,7 @@ vector_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
 {
     const char *iname = tables_str(a, "IndexName");
     unsigned delay = tables_status_delay(ctx);
-    json_t *defs = NULL, *list = NULL, *others = NULL, *e, *ref;
+    json_t *defs = NULL, *list = NULL, *others = NULL, *e;
     struct vector_table *vt;
     int rc = -1;
 
@@ -318,9 +318,7 @@ vector_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     tables_prune_defs(desc);
     if (stable_set_desc(t, desc, err) != 0)
         goto out;
-    ref = stable_desc_ref(t);
-    vt = vector_table_open(ctx->srv->vectors, t, ref, err);
-    json_decref(ref);
+    vt = vector_table_open(ctx->srv->vectors, t, err);
     if (vt == NULL)
         goto out;
     vector_table_close(vt);

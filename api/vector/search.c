@@ -385,7 +385,7 @@ vector_search(struct api_ctx *ctx, struct stable *t, const json_t *desc,
     }
     if (cond_check(d, q->cond, &cs, err) != 0)
         goto out;
-    vt = vector_table_open(ctx->srv->vectors, t, desc, err);
+    vt = vector_table_open(ctx->srv->vectors, t, err);
     if (vt == NULL)
         goto out;
     hits = xmalloc(q->topk * sizeof(*hits));

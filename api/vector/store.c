@@ -551,11 +551,12 @@ kick(struct vector_registry *r)
 }
 
 /*
- * Add the indexes desc has and vt lacks, each built from t's items with
- * the write lock held, so a write committed meanwhile is brought in by
- * its own vector_write_done() after the build. Indexes are only dropped
- * by the control plane (vector_table_drop, tables/vector_update.c), so a
- * writer holding an older description never undoes a newer index.
+ * Bring vt in line with desc, the table's stored description: an index it
+ * lacks is built from t's items with the write lock held (a write
+ * committed meanwhile waits, then applies itself: vector_write_done); an
+ * index no longer described (or DELETING) goes. Always the stored
+ * description, never a caller's copy, so a writer that read an older one
+ * cannot bring back an index that was just deleted.
  */
 static int
 vtable_reconcile(struct vector_table *vt, struct stable *t,
@@ -564,11 +565,24 @@ vtable_reconcile(struct vector_table *vt, struct stable *t,
     struct vector_def *defs = NULL;
     struct load_arg la;
     struct vindex *x;
-    size_t n = 0, i;
+    size_t n = 0, i, j;
     int rc = 0;
 
     if (vector_defs_parse(desc, false, &defs, &n, err) != 0)
         return -1;
+    for (i = 0; i < vt->n;) {
+        for (j = 0; j < n; j++)
+            if (strcmp(defs[j].name, vt->idx[i]->def.name) == 0)
+                break;
+        if (j < n) {
+            i++;
+            continue;
+        }
+        vindex_free(vt->idx[i]);
+        memmove(&vt->idx[i], &vt->idx[i + 1],
+                (vt->n - i - 1) * sizeof(vt->idx[0]));
+        vt->n--;
+    }
     for (i = 0; i < n && rc == 0; i++) {
         x = vtable_index(vt, defs[i].name);
         if (x != NULL) {
@@ -597,8 +611,9 @@ vtable_reconcile(struct vector_table *vt, struct stable *t,
 
 struct vector_table *
 vector_table_open(struct vector_registry *r, struct stable *t,
-                  const json_t *desc, struct ddb_err *err)
+                  struct ddb_err *err)
 {
+    json_t *desc = stable_desc_ref(t);
     const char *id = json_string_value(json_object_get(desc, "TableId"));
     struct vector_table *vt;
     bool same;
@@ -606,6 +621,7 @@ vector_table_open(struct vector_registry *r, struct stable *t,
 
     if (id == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "table has no id");
+        json_decref(desc);
         return NULL;
     }
     pthread_mutex_lock(&r->mu);
@@ -628,10 +644,13 @@ vector_table_open(struct vector_registry *r, struct stable *t,
     pthread_rwlock_unlock(&vt->lock);
     if (!same) {
         pthread_rwlock_wrlock(&vt->lock);
+        json_decref(desc);          /* the latest, now under the lock */
+        desc = stable_desc_ref(t);
         if (vt->seen != desc)
             rc = vtable_reconcile(vt, t, desc, err);
         pthread_rwlock_unlock(&vt->lock);
     }
+    json_decref(desc);
     if (rc != 0) {
         vector_table_close(vt);
         return NULL;
@@ -948,7 +967,7 @@ vector_registry_load(struct vector_registry *r, struct ddb_err *err)
             continue;
         desc = stable_desc_ref(t);
         if (vector_desc_has(desc)) {
-            vt = vector_table_open(r, t, desc, err);
+            vt = vector_table_open(r, t, err);
             if (vt == NULL)
                 rc = -1;
             vector_table_close(vt);

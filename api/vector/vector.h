@@ -150,13 +150,13 @@ int vector_registry_load(struct vector_registry *r, struct ddb_err *err);
 void vector_registry_settle(struct vector_registry *r);
 
 /*
- * The in-memory indexes of table t as desc (borrowed) describes them,
- * brought in line first: an index missing from memory is built from the
+ * The in-memory indexes of table t, brought in line with its stored
+ * description first: an index missing from memory is built from the
  * table's items, one no longer described is dropped. NULL with err set
  * on failure; close with vector_table_close().
  */
 struct vector_table *vector_table_open(struct vector_registry *r,
-                                       struct stable *t, const json_t *desc,
+                                       struct stable *t,
                                        struct ddb_err *err);
 void vector_table_close(struct vector_table *vt);
 /* Forget every table named table (DeleteTable). */
@@ -177,11 +177,9 @@ void vector_index_stats(struct vector_registry *r, const char *table_id,
 /* One item write on a table with vector indexes. */
 struct vector_write;
 
-/* Start one for table t as desc describes it (both borrowed), or NULL
- * with err set. */
+/* Start one for table t (borrowed), or NULL with err set. */
 struct vector_write *vector_write_new(struct api_server *srv,
-                                      struct stable *t, const json_t *desc,
-                                      struct ddb_err *err);
+                                      struct stable *t, struct ddb_err *err);
 void vector_write_free(struct vector_write *vw);
 /*
  * Under the partition lock, once the new item is known (old and new_item

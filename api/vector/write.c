@@ -237,7 +237,7 @@ billed(const struct vector_write *vw, const json_t *item, size_t size)
  * ---------------------------------------------------------------------- */
 
 struct vector_write *
-vector_write_new(struct api_server *srv, struct stable *t, const json_t *desc,
+vector_write_new(struct api_server *srv, struct stable *t,
                  struct ddb_err *err)
 {
     struct vector_write *vw;
@@ -245,7 +245,7 @@ vector_write_new(struct api_server *srv, struct stable *t, const json_t *desc,
     unsigned dmax = 1;
     size_t i;
 
-    vt = vector_table_open(srv->vectors, t, desc, err);
+    vt = vector_table_open(srv->vectors, t, err);
     if (vt == NULL)
         return NULL;
     vw = xcalloc(1, sizeof(*vw));

@@ -241,7 +241,8 @@ START_TEST(test_write_check)
     size_t os, ns;
 
     ddb_err_init(&err);
-    vw = vector_write_new(&srv, tab, d, &err);
+    ck_assert_int_eq(stable_set_desc(tab, d, &err), 0);
+    vw = vector_write_new(&srv, tab, &err);
     ck_assert_ptr_nonnull(vw);
     bad = item_new("x", json_pack("{s:[{s:s}]}", "L", "N", "1"));
     ck_assert_int_eq(vector_write_check(vw, NULL, bad, NULL, NULL, &err), -1);
@@ -342,7 +343,8 @@ START_TEST(test_load_sync_search)
     store(NULL, "w", item_new("w", vec3(1, 1, 1)));
     json_object_set_new(json_array_get(json_object_get(d, "VectorIndexes"),
                                        0), "Dimensions", json_integer(3));
-    vt = vector_table_open(reg, tab, d, &err);
+    ck_assert_int_eq(stable_set_desc(tab, d, &err), 0);
+    vt = vector_table_open(reg, tab, &err);
     ck_assert_ptr_nonnull(vt);
     run_search(d, q, 10, NULL, got, sizeof(got), NULL);
     ck_assert_str_eq(got, "a,d,w,b,c");
@@ -401,7 +403,8 @@ START_TEST(test_search_schema)
     size_t i;
 
     ddb_err_init(&err);
-    vt = vector_table_open(reg, tab, d, &err);
+    ck_assert_int_eq(stable_set_desc(tab, d, &err), 0);
+    vt = vector_table_open(reg, tab, &err);
     ck_assert_ptr_nonnull(vt);
     for (i = 0; i < 4; i++) {
         it = item_new(rows[i][0], vec3(atof(rows[i][3]), 0.1, 0));
@@ -458,7 +461,8 @@ START_TEST(test_graph_takes_over)
         store(NULL, pk, item_new(pk, vec3(all[i][0], all[i][1],
                                           all[i][2])));
     }
-    vt = vector_table_open(reg, tab, d, &err);
+    ck_assert_int_eq(stable_set_desc(tab, d, &err), 0);
+    vt = vector_table_open(reg, tab, &err);
     ck_assert_ptr_nonnull(vt);
     vector_registry_settle(reg);
     for (i = 0; i < 20; i++) {
