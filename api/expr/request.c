@@ -133,15 +133,8 @@ req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
 
     *out = NULL;
     val = json_object_get(req, emember);
-    if (val != NULL && !json_is_null(val)) {
-        if (!json_is_string(val))
-            return ddb_err_set(err, DDB_SERIALIZATION,
-                               "NUMBER_VALUE cannot be converted to String");
-        if (exprs_env(x, req, err) != 0)
-            return -1;
-        *out = expr_parse(x->env, kind, json_string_value(val), err);
-        return *out == NULL ? -1 : 0;
-    }
+    if (val != NULL && !json_is_null(val))
+        return req_exprs_parse_as(x, req, emember, kind, out, err);
     val = lmember != NULL ? json_object_get(req, lmember) : NULL;
     if (val != NULL && !json_is_null(val))
         return parse_legacy(x, req, kind, lmember, val, out, err);

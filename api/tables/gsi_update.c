@@ -285,10 +285,9 @@ gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
            struct ddb_err *err)
 {
     const char *iname = tables_str(a, "IndexName");
-    json_t *g, *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+    json_t *g;
     char hidden[1200];
     struct ddb_err e;
-    size_t pos;
 
     g = gsi_target(desc, iname, "delete", err);
     if (g == NULL)
@@ -302,12 +301,7 @@ gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
         json_object_set_new(g, "IndexStatus", json_string("DELETING"));
         return 0;
     }
-    for (pos = 0; json_array_get(gsis, pos) != g; pos++)
-        ;
-    json_array_remove(gsis, pos);
-    if (json_array_size(gsis) == 0)
-        json_object_del(desc, "GlobalSecondaryIndexes");
-    tables_prune_defs(desc);
+    tables_index_remove(desc, "GlobalSecondaryIndexes", g);
     return 0;
 }
 

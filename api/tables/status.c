@@ -76,6 +76,22 @@ tables_prune_defs(json_t *desc)
     }
 }
 
+void
+tables_index_remove(json_t *desc, const char *list, const json_t *el)
+{
+    json_t *arr = json_object_get(desc, list);
+    size_t pos;
+
+    for (pos = 0; pos < json_array_size(arr); pos++)
+        if (json_array_get(arr, pos) == el) {
+            json_array_remove(arr, pos);
+            break;
+        }
+    if (arr != NULL && json_array_size(arr) == 0)
+        json_object_del(desc, list);
+    tables_prune_defs(desc);
+}
+
 /* The end of a table transition also ends its GSIs' ones: CREATING and
  * UPDATING indexes become ACTIVE (backfill over), DELETING ones go. */
 static void

@@ -81,6 +81,9 @@ int tables_check_in_use(const json_t *desc, const char *name,
                         struct ddb_err *err);
 /* Drop AttributeDefinitions that no key of the table or an index uses. */
 void tables_prune_defs(json_t *desc);
+/* Remove index el (borrowed, an element of desc's list `list`) from desc:
+ * the list goes when empty, and the definitions only it used. */
+void tables_index_remove(json_t *desc, const char *list, const json_t *el);
 /* Drop table name now: its storage, its index tables and its throttle
  * state. A table already gone is no error. */
 int tables_drop(struct api_ctx *ctx, const char *name, struct ddb_err *err);

@@ -202,10 +202,9 @@ vector_delete(struct api_ctx *ctx, json_t *desc, const char *table,
               const json_t *a, uint64_t now, struct ddb_err *err)
 {
     const char *iname = tables_str(a, "IndexName");
-    json_t *vi = vector_desc_find(desc, iname), *list;
+    json_t *vi = vector_desc_find(desc, iname);
     const char *st = tables_str(vi, "IndexStatus");
     unsigned delay = tables_status_delay(ctx);
-    size_t pos;
 
     if (vi == NULL)
         return ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
@@ -234,13 +233,7 @@ vector_delete(struct api_ctx *ctx, json_t *desc, const char *table,
                             json_integer((json_int_t)(now + delay)));
         return 0;
     }
-    list = json_object_get(desc, "VectorIndexes");
-    for (pos = 0; json_array_get(list, pos) != vi; pos++)
-        ;
-    json_array_remove(list, pos);
-    if (json_array_size(list) == 0)
-        json_object_del(desc, "VectorIndexes");
-    tables_prune_defs(desc);
+    tables_index_remove(desc, "VectorIndexes", vi);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/proto/av.h"
 #include "api/vector/vector_int.h"
 #include "storage/util.h"
 
@@ -40,23 +41,6 @@ static const char *
 vec_attr(const json_t *vi)
 {
     return str(json_object_get(vi, "VectorAttribute"), "AttributeName");
-}
-
-/* The AttributeType of name in defs (an AttributeDefinitions list), or 0. */
-static char
-def_type(const json_t *defs, const char *name)
-{
-    const json_t *d;
-    const char *t;
-    size_t i;
-
-    json_array_foreach(defs, i, d) {
-        t = str(d, "AttributeType");
-        if (json_str_is(json_object_get(d, "AttributeName"), name) &&
-            t != NULL && (t[0] == 'S' || t[0] == 'N' || t[0] == 'B'))
-            return t[0];
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -144,7 +128,7 @@ def_parse(const json_t *vi, const json_t *defs, const json_t *keys,
             continue;
         s = &d->schema[d->nschema];
         snprintf(s->name, sizeof(s->name), "%s", n);
-        s->type = def_type(defs, n);
+        s->type = key_def_type(defs, n);
         s->hash = json_str_is(json_object_get(el, "SearchSchemaElementType"),
                               "HASH");
         if (s->hash && d->hash < 0)
@@ -224,7 +208,7 @@ vector_check_index(const json_t *vi, const json_t *defs, const json_t *keys,
                            "and %d inclusive.", VECTOR_DIMS_MAX);
     json_array_foreach(schema, i, el) {
         n = str(el, "AttributeName");
-        if (n == NULL || def_type(defs, n) == 0)
+        if (n == NULL || key_def_type(defs, n) == 0)
             return ddb_err_set(err, DDB_VALIDATION,
                                INVALID "One element in SearchSchema is not "
                                "defined in attribute definitions");

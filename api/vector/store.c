@@ -4,7 +4,6 @@
  * in line with an item after every write, indexes built from a table's
  * items (start-up, UpdateTable's backfill), and the background thread
  * that builds the graphs of large shards and compacts the others. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -726,6 +725,22 @@ vector_table_drop(struct vector_registry *r, const char *name)
     }
 }
 
+/* The table whose TableId is id, with a reference (close it), or NULL. */
+static struct vector_table *
+vtable_find(struct vector_registry *r, const char *id)
+{
+    struct vector_table *vt;
+
+    pthread_mutex_lock(&r->mu);
+    for (vt = r->head; vt != NULL; vt = vt->next)
+        if (strcmp(vt->id, id) == 0)
+            break;
+    if (vt != NULL)
+        vt->refs++;
+    pthread_mutex_unlock(&r->mu);
+    return vt;
+}
+
 void
 vector_index_drop(struct vector_registry *r, const char *table_id,
                   const char *index)
@@ -733,16 +748,8 @@ vector_index_drop(struct vector_registry *r, const char *table_id,
     struct vector_table *vt;
     size_t i;
 
-    if (r == NULL)
-        return;
-    pthread_mutex_lock(&r->mu);
-    for (vt = r->head; vt != NULL; vt = vt->next)
-        if (strcmp(vt->id, table_id) == 0)
-            break;
-    if (vt != NULL)
-        vt->refs++;
-    pthread_mutex_unlock(&r->mu);
-    if (vt == NULL)
+    if (r == NULL || table_id == NULL ||
+        (vt = vtable_find(r, table_id)) == NULL)
         return;
     pthread_rwlock_wrlock(&vt->lock);
     for (i = 0; i < vt->n; i++)
@@ -765,16 +772,8 @@ vector_index_stats(struct vector_registry *r, const char *table_id,
     struct vindex *x;
 
     *count = *bytes = 0;
-    if (r == NULL || table_id == NULL || index == NULL)
-        return;
-    pthread_mutex_lock(&r->mu);
-    for (vt = r->head; vt != NULL; vt = vt->next)
-        if (strcmp(vt->id, table_id) == 0)
-            break;
-    if (vt != NULL)
-        vt->refs++;
-    pthread_mutex_unlock(&r->mu);
-    if (vt == NULL)
+    if (r == NULL || table_id == NULL || index == NULL ||
+        (vt = vtable_find(r, table_id)) == NULL)
         return;
     pthread_rwlock_rdlock(&vt->lock);
     x = vtable_index(vt, index);
