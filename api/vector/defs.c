@@ -384,24 +384,6 @@ vector_desc_settle(json_t *desc, uint64_t now)
     return changed;
 }
 
-uint64_t
-vector_desc_next(const json_t *desc)
-{
-    static const char *const keys[3] = { PRIV_ALLOC, PRIV_BACKFILL,
-                                         PRIV_DELETE };
-    const json_t *vi;
-    uint64_t best = 0, t;
-    size_t i, k;
-
-    json_array_foreach(json_object_get(desc, "VectorIndexes"), i, vi)
-        for (k = 0; k < 3; k++) {
-            t = until(vi, keys[k]);
-            if (t != 0 && (best == 0 || t < best))
-                best = t;
-        }
-    return best;
-}
-
 void
 vector_desc_public(struct api_server *srv, json_t *pub)
 {

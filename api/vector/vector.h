@@ -123,8 +123,6 @@ void vector_add_used(const json_t *list, json_t *used);
  * the times). Returns whether desc changed.
  */
 bool vector_desc_settle(json_t *desc, uint64_t now);
-/* The earliest vector transition due in desc, 0 when none. */
-uint64_t vector_desc_next(const json_t *desc);
 /* Remove the private members of the VectorIndexes of pub (a public
  * description being built); with srv, fill each index's live ItemCount
  * and IndexSizeBytes. */
