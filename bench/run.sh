@@ -6,7 +6,8 @@
 # HTTP ceiling (bench/canned: libmicrohttpd answering a fixed GetItem).
 #
 # Targets: canned, shardlocal (--in-memory), shardlocal-disk (temp data
-# dir; both --throttle off), shardlocal-thr (temp data dir, throttling on
+# dir; both --throttle off), shardlocal-power (shardlocal-disk with
+# --durability power-loss, not run by default), shardlocal-thr (temp data dir, throttling on
 # but never triggered), base-disk (another shardlocal binary, -b, run as
 # shardlocal-disk: a before/after comparison in one run), and moto
 # (moto_server) and dynalite (npx dynalite) when installed. Servers and
@@ -147,6 +148,15 @@ start_target() {
         rm -rf "$WORK/data"; mkdir -p "$WORK/data"
         $PIN_SRV "$bin" --port "$PORT" --data-dir "$WORK/data" \
             --throttle off \
+            --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
+        ;;
+    shardlocal-power)
+        # --durability power-loss: every commit fsynced (compare with
+        # shardlocal-disk, the default process-crash durability).
+        [ -x ./shardlocal ] || return 1
+        rm -rf "$WORK/data"; mkdir -p "$WORK/data"
+        $PIN_SRV ./shardlocal --port "$PORT" --data-dir "$WORK/data" \
+            --throttle off --durability power-loss \
             --threads "$SRV_THREADS" --log-level warn 2>"$WORK/$1.log" &
         ;;
     shardlocal-thr)

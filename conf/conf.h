@@ -13,6 +13,9 @@
 #include "conf/limits.h"
 
 enum conf_log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
+/* What an acknowledged write survives: the server's crash (kill -9), or
+ * also an OS crash or power cut (every commit fsynced). */
+enum conf_durability { DURABILITY_PROCESS_CRASH = 0, DURABILITY_POWER_LOSS };
 
 struct conf {
     unsigned port;                  /* 8000; 0 picks a free port */
@@ -33,6 +36,10 @@ struct conf {
     uint64_t item_collection_limit; /* bytes: an LSI item collection may
                                        not grow past this (default 10 GB;
                                        0: no limit) */
+    enum conf_durability durability; /* process-crash (default) or
+                                       power-loss */
+    uint64_t disk_reserve;          /* bytes set aside for DeleteTable on a
+                                       full disk (default 8 MB) */
     unsigned vector_exact_max;      /* vector index partitions up to this
                                        many items are searched exactly;
                                        larger ones through a graph */

@@ -23,7 +23,12 @@
 static const char *const log_levels[] = { "error", "warn", "info", "debug",
                                           NULL };
 
+static const char *const durabilities[] = { "process-crash", "power-loss",
+                                            NULL };
+
 _Static_assert(sizeof(enum conf_log_level) == sizeof(int),
+               "CONF_CHOICE stores an int");
+_Static_assert(sizeof(enum conf_durability) == sizeof(int),
                "CONF_CHOICE stores an int");
 
 const struct conf_option conf_options[] = {
@@ -39,6 +44,13 @@ const struct conf_option conf_options[] = {
     { .name = "in-memory", .type = CONF_FLAG, .flags = CONF_HIDEDEF,
       S(in_memory), .def = "off",
       .help = "keep everything in memory; nothing is written to disk" },
+    { .name = "durability", .type = CONF_CHOICE,
+      S(durability), .choices = durabilities, .def = "process-crash",
+      .help = "what an acknowledged write survives: process-crash or "
+              "power-loss (fsyncs every commit)" },
+    { .name = "disk-reserve", .type = CONF_SIZE,
+      S(disk_reserve), .def = "8MB",
+      .help = "space kept back for DeleteTable when the disk is full" },
     { .name = "threads", .type = CONF_UINT,
       S(threads), .min = 1, .max = 1024, .def = NULL, /* conf_defaults */
       .help = "HTTP worker threads (default: number of CPUs)" },

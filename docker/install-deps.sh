@@ -3,13 +3,14 @@
 # Debian 12 (run as root, or with sudo available). Skips apt entirely when
 # everything is already present, so repeated runs are fast. The build
 # dependencies must install; the test and benchmark tools (boto3, the AWS
-# CLI, Node, wrk, valgrind) only warn when apt cannot install them.
+# CLI, Node, wrk, valgrind, clang for tests/fuzz, strace) only warn when
+# apt cannot install them.
 set -eu
 
 BUILD="build-essential autoconf automake pkg-config libmicrohttpd-dev
 libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev libgmp-dev check
 libsubunit-dev"
-TOOLS="python3-boto3 awscli nodejs npm wrk valgrind"
+TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace"
 
 # present PKG: installed as a Debian package, or (for tools) available
 # some other way, e.g. Node's own npm. Debian's python3-boto3 (boto3 1.26)

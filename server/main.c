@@ -60,7 +60,14 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     ddb_err_init(&err);
-    st = storage_open(c.in_memory ? NULL : c.data_dir, &err);
+    st = storage_open_opts(c.in_memory ? NULL : c.data_dir,
+                           &(struct storage_opts){
+                               .durability = c.durability ==
+                                                     DURABILITY_POWER_LOSS
+                                                 ? STORAGE_DURABLE_POWER
+                                                 : STORAGE_DURABLE_PROCESS,
+                               .disk_reserve = c.disk_reserve },
+                           &err);
     if (st == NULL) {
         fprintf(stderr, "shardlocal: cannot open storage%s%s: %s\n",
                 c.in_memory ? "" : " in ", c.in_memory ? "" : c.data_dir,

@@ -27,22 +27,15 @@ static const char cat_schema[] =
 int
 catalog_err(struct storage *s, const char *what, struct ddb_err *err)
 {
-    return ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                       sqlite3_errmsg(s->cat));
+    return storage_sql_err(s->cat, what, err);
 }
 
 int
 catalog_exec(struct storage *s, const char *what, const char *sql,
              struct ddb_err *err)
 {
-    char *emsg = NULL;
-
-    if (sqlite3_exec(s->cat, sql, NULL, NULL, &emsg) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                    emsg ? emsg : sqlite3_errmsg(s->cat));
-        sqlite3_free(emsg);
-        return -1;
-    }
+    if (sqlite3_exec(s->cat, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return catalog_err(s, what, err);
     return 0;
 }
 
@@ -289,7 +282,7 @@ cat_load(struct storage *s, struct ddb_err *err)
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
         pthread_rwlock_unlock(&s->map_mu);
-        if (playout_open(l, t->dir, err) != 0)
+        if (playout_open(s, l, t->dir, err) != 0)
             goto out;
     }
     rc = step == SQLITE_DONE ? 0 : catalog_err(s, "catalog", err);
@@ -352,13 +345,23 @@ storage_table_create(struct storage *s, const char *name,
     l = playout_new(&map);
     for (unsigned i = 0; i < l->map.n; i++)
         storage_new_id(l->files[i]);
+    if (space_admit(s, err) != 0)
+        goto out;
     if (s->data_dir != NULL) {
         dir = xasprintf("%s/tables/%s", s->data_dir, id);
         if (storage_mkdir_p(dir, err) != 0)
             goto out;
     }
-    if (playout_open(l, dir, err) != 0)
+    if (playout_open(s, l, dir, err) != 0)
         goto out;
+    if (dir != NULL) {                  /* the names, before the catalog
+                                           points at them */
+        char *tdir = xasprintf("%s/tables", s->data_dir);
+
+        storage_sync_dir(s, dir);
+        storage_sync_dir(s, tdir);
+        free(tdir);
+    }
     dtext = desc ? json_dumps(desc, JSON_COMPACT) : strdup("{}");
     if (dtext == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode description");
@@ -374,7 +377,7 @@ storage_table_create(struct storage *s, const char *name,
     rc = cat_finish(s, rc, err);
     if (rc == 0) {
         t = stable_new(s, name, id,
-                       desc ? json_deep_copy(desc) : json_object(), l);
+                       desc ? json_clone(desc) : json_object(), l);
         l = NULL;
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
@@ -390,6 +393,8 @@ out:
     }
     free(dir);
     free(dtext);
+    if (rc != 0)
+        space_note(s, err);
     return rc;
 }
 
@@ -432,7 +437,10 @@ storage_table_delete(struct storage *s, const char *name,
     }
 out:
     pthread_mutex_unlock(&s->ddl_mu);
-    stable_release(t);                  /* our lookup reference */
+    stable_release(t);                  /* our lookup reference: the last
+                                           one removes the files */
+    if (rc != 0)
+        space_note(s, err);
     return rc;
 }
 
@@ -445,7 +453,7 @@ int
 stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
 {
     struct storage *s = t->s;
-    json_t *copy = json_deep_copy(desc);
+    json_t *copy = json_clone(desc);
     char *dtext = NULL;
     int rc = -1;
 
@@ -457,8 +465,10 @@ stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
     rc = cat_run(s, err, "UPDATE tables SET desc = ?1 WHERE id = ?2", dtext,
                  t->id, NULL);
     pthread_mutex_unlock(&s->cat_mu);
-    if (rc != 0)
+    if (rc != 0) {
+        space_note(s, err);
         goto out;
+    }
     pthread_mutex_lock(&t->desc_mu);
     json_decref(t->desc);
     t->desc = copy;

@@ -3,10 +3,12 @@
  * reads through a per-character stream with a string buffer and UTF-8
  * checks: around 200 instructions a byte, the largest single cost of a
  * PutItem or GetItem after the kernel. Requests and stored items are
- * nearly always simple JSON (ASCII strings without escapes, no reals), so
- * we parse that subset directly and hand everything else, valid or not,
- * to jansson, which stays the one judge of what is valid and what error
- * it is. The encoder is the same idea for json_dumps(JSON_COMPACT), whose
+ * nearly always JSON without reals, so we parse that subset directly
+ * (strings decoded and checked as jansson does) and hand everything
+ * else, valid or not, to jansson, which stays the one judge of what is
+ * invalid and what error it is. One difference is wanted: an object key
+ * may hold U+0000 here, which jansson refuses and DynamoDB attribute
+ * names may hold. The encoder is the same idea for json_dumps(JSON_COMPACT), whose
  * loop check costs an snprintf("%p") and a hash insert per container. */
 
 #include <stdbool.h>
@@ -30,14 +32,175 @@ skip_ws(struct fast *f)
         f->p++;
 }
 
-/* A string at f->p (the opening quote): printable ASCII, no escapes, no
- * control characters (jansson rejects those; we just decline). Sets
- * (*s, *n) to the bytes between the quotes. */
+/* The length of the valid UTF-8 sequence at p (before end), 0 if it is
+ * not one: jansson's utf8_check_first() and utf8_check_full() (no
+ * overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t
+utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t need, i;
+    unsigned long v;
+
+    if (c < 0x80)
+        return 1;
+    if (c < 0xC2 || c > 0xF4)
+        return 0;
+    need = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if ((size_t)(end - p) < need)
+        return 0;
+    v = c & (need == 2 ? 0x1F : need == 3 ? 0x0F : 0x07);
+    for (i = 1; i < need; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[i] & 0x3F);
+    }
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) ||
+        (need == 3 && v < 0x800) || (need == 4 && v < 0x10000))
+        return 0;
+    return need;
+}
+
+/* Four hex digits at p (before end), or -1. */
+static long
+hex4(const char *p, const char *end)
+{
+    long v = 0;
+    int i;
+
+    if (end - p < 4)
+        return -1;
+    for (i = 0; i < 4; i++) {
+        char c = p[i];
+
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v |= c - 'A' + 10;
+        else
+            return -1;
+    }
+    return v;
+}
+
+/* Code point v as UTF-8 at out; returns the bytes written. */
+static size_t
+utf8_put(char *out, unsigned long v)
+{
+    if (v < 0x80) {
+        out[0] = (char)v;
+        return 1;
+    }
+    if (v < 0x800) {
+        out[0] = (char)(0xC0 | (v >> 6));
+        out[1] = (char)(0x80 | (v & 0x3F));
+        return 2;
+    }
+    if (v < 0x10000) {
+        out[0] = (char)(0xE0 | (v >> 12));
+        out[1] = (char)(0x80 | ((v >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (v & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (v >> 18));
+    out[1] = (char)(0x80 | ((v >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((v >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (v & 0x3F));
+    return 4;
+}
+
+/*
+ * The rest of a string whose first escape is at q (f->p is just past the
+ * opening quote), decoded as jansson decodes it: the two-character
+ * escapes, \uXXXX with surrogate pairs joined (a lone surrogate is
+ * jansson's error), raw UTF-8 checked. \u0000 is kept, as with
+ * JSON_ALLOW_NUL. The text goes to a new buffer, *owned (caller frees).
+ */
 static bool
-scan_string(struct fast *f, const char **s, size_t *n)
+decode_string(struct fast *f, const char *q, const char **s, size_t *n,
+              char **owned)
+{
+    char *out = xmalloc((size_t)(f->end - f->p) + 1);   /* never longer */
+    size_t o = (size_t)(q - f->p), l;
+    long v, w;
+
+    memcpy(out, f->p, o);
+    while (q < f->end) {
+        unsigned char c = (unsigned char)*q;
+
+        if (c == '"') {
+            *s = *owned = out;
+            *n = o;
+            f->p = q + 1;
+            return true;
+        }
+        if (c < 0x20)
+            break;
+        if (c >= 0x80) {
+            l = utf8_len((const unsigned char *)q,
+                         (const unsigned char *)f->end);
+            if (l == 0)
+                break;
+            memcpy(out + o, q, l);
+            o += l;
+            q += l;
+            continue;
+        }
+        if (c != '\\') {
+            out[o++] = (char)c;
+            q++;
+            continue;
+        }
+        if (f->end - q < 2)
+            break;
+        switch (q[1]) {
+        case '"': case '\\': case '/': out[o++] = q[1]; break;
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u':
+            v = hex4(q + 2, f->end);
+            if (v < 0 || (v >= 0xDC00 && v <= 0xDFFF))
+                goto fail;
+            if (v >= 0xD800 && v <= 0xDBFF) {
+                if (f->end - q < 12 || q[6] != '\\' || q[7] != 'u')
+                    goto fail;
+                w = hex4(q + 8, f->end);
+                if (w < 0xDC00 || w > 0xDFFF)
+                    goto fail;
+                v = ((v - 0xD800) << 10) + (w - 0xDC00) + 0x10000;
+                q += 6;
+            }
+            o += utf8_put(out + o, (unsigned long)v);
+            q += 6;
+            continue;
+        default:
+            goto fail;
+        }
+        q += 2;
+    }
+fail:
+    free(out);
+    return false;
+}
+
+/* A string at f->p (the opening quote), read as jansson reads it with
+ * JSON_ALLOW_NUL; control characters and anything invalid decline.
+ * Sets (*s, *n) to the text: the bytes between the quotes when nothing
+ * needs decoding (the common case), else a decoded copy in *owned
+ * (caller frees; NULL otherwise). */
+static bool
+scan_string(struct fast *f, const char **s, size_t *n, char **owned)
 {
     const char *q;
+    size_t l;
 
+    *owned = NULL;
     if (f->p >= f->end || *f->p != '"')
         return false;
     q = ++f->p;
@@ -50,8 +213,18 @@ scan_string(struct fast *f, const char **s, size_t *n)
             f->p = q + 1;
             return true;
         }
-        if (c < 0x20 || c >= 0x80 || c == '\\')
+        if (c < 0x20)
             return false;
+        if (c == '\\')
+            return decode_string(f, q, s, n, owned);
+        if (c >= 0x80) {
+            l = utf8_len((const unsigned char *)q,
+                         (const unsigned char *)f->end);
+            if (l == 0)
+                return false;
+            q += l;
+            continue;
+        }
         q++;
     }
     return false;
@@ -126,11 +299,12 @@ next_member(struct fast *f, char close, bool first)
     return 0;
 }
 
-/* An object member's key and the ':' after it, at f->p: sets (*k, *kn). */
+/* An object member's key and the ':' after it, at f->p: sets (*k, *kn),
+ * a decoded key in *owned (scan_string()). */
 static bool
-scan_key(struct fast *f, const char **k, size_t *kn)
+scan_key(struct fast *f, const char **k, size_t *kn, char **owned)
 {
-    if (!scan_string(f, k, kn))
+    if (!scan_string(f, k, kn, owned))
         return false;
     skip_ws(f);
     if (f->p >= f->end || *f->p != ':')
@@ -148,6 +322,7 @@ parse_container(struct fast *f, int depth)
     char close = is_object ? '}' : ']';
     json_t *c = is_object ? json_object() : json_array(), *v;
     const char *k = NULL;
+    char *owned = NULL;
     size_t kn = 0;
     int r;
 
@@ -155,20 +330,24 @@ parse_container(struct fast *f, int depth)
         return NULL;
     for (r = next_member(f, close, true); r == 0;
          r = next_member(f, close, false)) {
-        if (is_object && !scan_key(f, &k, &kn))
+        if (is_object && !scan_key(f, &k, &kn, &owned))
             goto fail;
         v = parse_value(f, depth + 1);
         if (v == NULL)
             goto fail;
         /* for objects, what jansson's parse_object() calls: a repeated
-         * key replaces the earlier value where it stands */
+         * key replaces the earlier value where it stands. Unlike jansson,
+         * a key may hold NUL: DynamoDB attribute names may. */
         if ((is_object ? json_object_setn_new_nocheck(c, k, kn, v)
                        : json_array_append_new(c, v)) != 0)
             goto fail;
+        free(owned);
+        owned = NULL;
     }
     if (r > 0)
         return c;
 fail:
+    free(owned);
     json_decref(c);
     return NULL;
 }
@@ -178,7 +357,9 @@ static json_t *
 parse_value(struct fast *f, int depth)
 {
     const char *s;
+    char *owned;
     size_t n;
+    json_t *v;
 
     if (f->p >= f->end || depth >= JSON_FAST_MAX_DEPTH)
         return NULL;
@@ -187,9 +368,11 @@ parse_value(struct fast *f, int depth)
     case '[':
         return parse_container(f, depth);
     case '"':
-        if (!scan_string(f, &s, &n))
+        if (!scan_string(f, &s, &n, &owned))
             return NULL;
-        return json_stringn_nocheck(s, n);
+        v = json_stringn_nocheck(s, n);
+        free(owned);
+        return v;
     case 't':
         return match(f, "true", 4) ? json_true() : NULL;
     case 'f':

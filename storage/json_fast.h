@@ -11,13 +11,16 @@
 
 /*
  * Parse buf[0..len) when it is "simple": an object or array at the top,
- * strings of printable ASCII without escapes, integers of at most 18
- * digits, true/false/null, at most JSON_FAST_MAX_DEPTH levels of nesting.
- * The tree is exactly what json_loadb(buf, len, flags, ...) builds for the
- * same bytes (insertion order, a repeated key replacing the earlier value
- * in place), for flags 0 or JSON_ALLOW_NUL. Anything else, valid or not,
- * returns NULL: the caller then calls json_loadb(), which decides and
- * reports. The result is a new reference.
+ * strings (escapes, surrogate pairs and raw UTF-8 decoded and checked as
+ * jansson does), integers of at most 18 digits, true/false/null, at most
+ * JSON_FAST_MAX_DEPTH levels of nesting. The tree is exactly what
+ * json_loadb(buf, len, JSON_ALLOW_NUL, ...) builds for the same bytes
+ * (insertion order, a repeated key replacing the earlier value in place),
+ * and one more: an object key may hold NUL ("\u0000"), which jansson
+ * refuses but DynamoDB attribute names may hold (such keys need
+ * json_object_getn() and json_clone(), storage/util.h). Anything else,
+ * valid or not, returns NULL: the caller then calls json_loadb(), which
+ * decides and reports. The result is a new reference.
  */
 json_t *json_fast_loadb(const char *buf, size_t len);
 

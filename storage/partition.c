@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* partition.c - one SQLite database per partition: a connection with its own
- * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL,
- * cached statements, items kept as compact JSON text. table.c routes
+ * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL
+ * (FULL with --durability power-loss), cached statements, items kept as compact JSON text. table.c routes
  * requests here through the partition map. */
 #include <errno.h>
 #include <limits.h>
@@ -67,6 +67,10 @@ struct partition {
      * of them: the "no upper bound" value. */
     uint8_t ff_blob[KEY_BYTES_MAX + 1];
     bool retired;                       /* replaced by a split: db closed */
+    bool fenced;                        /* holds part of a transaction whose
+                                           rest could not be written: item
+                                           calls fail until a restart
+                                           replays its journal entry */
     bool stats_valid;                   /* count/bytes loaded and kept */
     uint64_t count, bytes;              /* live rows and sum(size) */
 };
@@ -95,8 +99,7 @@ stmt_done(sqlite3_stmt *st)
 static int
 sql_err(struct partition *p, struct ddb_err *err, const char *what)
 {
-    return ddb_err_set(err, DDB_INTERNAL, "storage: %s: %s", what,
-                       sqlite3_errmsg(p->db));
+    return storage_sql_err(p->db, what, err);
 }
 
 /* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
@@ -143,6 +146,19 @@ lock_live(struct partition *p)
         return true;
     pthread_mutex_unlock(&p->mu);
     return false;
+}
+
+/* lock_live() for an item call: 0 with p locked, PART_RETIRED, or -1
+ * (nothing locked, err set) when p is fenced (partition_fence_locked). */
+static int
+lock_item(struct partition *p, struct ddb_err *err)
+{
+    if (!lock_live(p))
+        return PART_RETIRED;
+    if (!p->fenced)
+        return 0;
+    pthread_mutex_unlock(&p->mu);
+    return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
 }
 
 /* Parse a stored item. Returns a new reference or NULL with err set. */
@@ -223,10 +239,9 @@ item_encode(struct partition *p, const json_t *item)
  * partition_close) or NULL with err set.
  */
 struct partition *
-partition_open(const char *path, struct ddb_err *err)
+partition_open(const char *path, bool power, struct ddb_err *err)
 {
     struct partition *p = xcalloc(1, sizeof(*p));
-    char *emsg = NULL;
 
     pthread_mutex_init(&p->mu, NULL);
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
@@ -236,13 +251,19 @@ partition_open(const char *path, struct ddb_err *err)
                             SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, err);
     if (p->db == NULL)
         goto fail;
+    /* synchronous=NORMAL: a commit is in the WAL, in the OS, before we
+     * answer (survives kill -9); FULL also fsyncs the WAL at each commit
+     * (survives a power cut). */
     if (sqlite3_exec(p->db,
-                     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=WAL; "
-                     "PRAGMA synchronous=NORMAL;",
-                     NULL, NULL, &emsg) != SQLITE_OK ||
-        sqlite3_exec(p->db, part_schema, NULL, NULL, &emsg) != SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: init %s: %s",
-                    path ? path : ":memory:", emsg ? emsg : "?");
+                     power ? "PRAGMA locking_mode=EXCLUSIVE; "
+                             "PRAGMA journal_mode=WAL; "
+                             "PRAGMA synchronous=FULL;"
+                           : "PRAGMA locking_mode=EXCLUSIVE; "
+                             "PRAGMA journal_mode=WAL; "
+                             "PRAGMA synchronous=NORMAL;",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(p->db, part_schema, NULL, NULL, NULL) != SQLITE_OK) {
+        sql_err(p, err, "init");
         goto fail;
     }
     for (int i = 0; i < ST_COUNT; i++) {
@@ -255,7 +276,6 @@ partition_open(const char *path, struct ddb_err *err)
     }
     return p;
 fail:
-    sqlite3_free(emsg);
     partition_close(p);
     return NULL;
 }
@@ -344,10 +364,10 @@ int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
 {
-    int rc;
+    int rc = lock_item(p, err);
 
-    if (!lock_live(p))
-        return PART_RETIRED;
+    if (rc != 0)
+        return rc;
     rc = get_locked(p, k, item, NULL, err);
     pthread_mutex_unlock(&p->mu);
     return rc;
@@ -391,10 +411,11 @@ partition_mutate(struct partition *p, const struct item_key *k,
     json_t *old = NULL, *new_item = NULL;
     size_t new_size = 0, old_size = 0;
     bool keep = false;
-    int rc = -1;
+    int rc = lock_item(p, err);
 
-    if (!lock_live(p))
-        return PART_RETIRED;
+    if (rc != 0)
+        return rc;
+    rc = -1;
     if (run_simple(p, ST_BEGIN, "begin", err) != 0 ||
         get_locked(p, k, &old, &old_size, err) != 0)
         goto out;
@@ -506,9 +527,9 @@ partition_query(struct partition *p, const uint8_t h[16],
         hi = p->ff_blob;
         hi_len = sizeof(p->ff_blob);
     }
-    if (!lock_live(p)) {
+    if ((rc = lock_item(p, err)) != 0) {
         free(k);
-        return PART_RETIRED;
+        return rc;
     }
     st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
     rc = stream_rows(p, st,
@@ -541,9 +562,9 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
 
     put_be64(lo8, lo);
     put_be64(hi8, hi_excl);
-    if (!lock_live(p)) {
+    if ((rc = lock_item(p, err)) != 0) {
         free(k);
-        return PART_RETIRED;
+        return rc;
     }
     st = p->st[start ? ST_SCAN_FROM : ST_SCAN];
     if (hi_open)
@@ -652,6 +673,8 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
     if (parent->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: split of a retired "
                                               "partition");
+    if (parent->fenced)                 /* its copies would not be */
+        return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_BEGIN, "split begin", err) != 0)
             goto out;
@@ -721,6 +744,24 @@ partition_retired_locked(const struct partition *p)
     return p->retired;
 }
 
+void
+partition_fence_locked(struct partition *p)
+{
+    p->fenced = true;
+}
+
+int
+partition_max_pages_locked(struct partition *p, unsigned pages)
+{
+    char sql[64];
+
+    snprintf(sql, sizeof(sql), "PRAGMA max_page_count=%u", pages);
+    return p->retired ||
+                   sqlite3_exec(p->db, sql, NULL, NULL, NULL) != SQLITE_OK
+               ? -1
+               : 0;
+}
+
 /* p locked: read k (see partition_get). */
 int
 partition_get_locked(struct partition *p, const struct item_key *k,
@@ -729,6 +770,8 @@ partition_get_locked(struct partition *p, const struct item_key *k,
     *item = NULL;
     if (p->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: retired partition");
+    if (p->fenced)
+        return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
     return get_locked(p, k, item, NULL, err);
 }
 

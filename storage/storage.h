@@ -40,6 +40,8 @@ enum ddb_errtype {
     DDB_HTTP_NOT_FOUND,             /* 404 for a path/method we do not serve */
     DDB_REQUEST_TOO_LARGE,          /* 413 body over 16 MB */
     DDB_INTERNAL,                   /* InternalServerError (500) */
+    DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
+                                       holding the data is full */
     DDB_ERRTYPE_COUNT
 };
 
@@ -155,8 +157,33 @@ void item_b64_encode(const uint8_t *p, size_t n, char *out);
 struct storage;
 struct stable;                      /* an open table: refcounted handle */
 
-/* Open the store. data_dir NULL means in-memory. Creates the directory and
- * the catalog if missing and reopens every table. */
+/* What an acknowledged write survives (--durability). */
+enum storage_durability {
+    STORAGE_DURABLE_PROCESS = 0,    /* a crash of the server (kill -9):
+                                       WAL, synchronous=NORMAL */
+    STORAGE_DURABLE_POWER           /* also an OS crash or power cut: every
+                                       commit is fsynced (synchronous=FULL,
+                                       new files' directories synced) */
+};
+
+struct storage_opts {
+    enum storage_durability durability;
+    uint64_t disk_reserve;          /* bytes kept in <data_dir>/RESERVE and
+                                       given back when the disk is full, so
+                                       DeleteTable can still run; 0: none */
+};
+
+/* The text of a DDB_STORAGE_FULL error (no server paths in it). */
+#define STORAGE_FULL_MSG "Internal server error: the server's disk is " \
+    "full. Free space (DeleteTable frees a table's files) and retry."
+
+/* Open the store. data_dir NULL means in-memory. Creates the directory
+ * (mode 0700, files 0600, under the umask) and the catalog if missing and
+ * reopens every table. opts NULL means the defaults (all zero). */
+struct storage *storage_open_opts(const char *data_dir,
+                                  const struct storage_opts *opts,
+                                  struct ddb_err *err);
+/* storage_open_opts() with the defaults. */
 struct storage *storage_open(const char *data_dir, struct ddb_err *err);
 void storage_close(struct storage *s);
 

@@ -71,9 +71,12 @@ struct partition;
  * err is untouched: look the partition up again in the new layout. */
 #define PART_RETIRED 2
 
-/* Open (creating if needed) the partition database at path, or an in-memory
- * database when path is NULL. Returns NULL with err set on failure. */
-struct partition *partition_open(const char *path, struct ddb_err *err);
+/* Open (creating if needed, mode 0600 under the umask) the partition
+ * database at path, or an in-memory database when path is NULL; commits
+ * are fsynced (synchronous=FULL) when power is true. Returns NULL with err
+ * set on failure. */
+struct partition *partition_open(const char *path, bool power,
+                                 struct ddb_err *err);
 /* Close the connection and free p (NULL is fine). Files are kept. */
 void partition_close(struct partition *p);
 /* Path given to partition_open (borrowed), NULL for in-memory. */
@@ -126,6 +129,16 @@ struct part_write {
     size_t size;                        /* item's size */
 };
 bool partition_retired_locked(const struct partition *p);
+/* p locked: p holds part of a transaction whose journal entry could not be
+ * applied in full (a full disk even after the reserve was given back), or
+ * dropped. Its item calls then fail with DDB_STORAGE_FULL, so that no
+ * reader sees half of the transaction and no write lands that the replay
+ * at the next start would overwrite; that replay completes it. */
+void partition_fence_locked(struct partition *p);
+/* p locked: cap its database at pages pages (PRAGMA max_page_count), so
+ * that it finds the disk full past them: how tests fill one partition's
+ * disk without a file system of their own. -1 on failure. */
+int partition_max_pages_locked(struct partition *p, unsigned pages);
 int partition_get_locked(struct partition *p, const struct item_key *k,
                          json_t **item, struct ddb_err *err);
 int partition_apply_locked(struct partition *p, const struct part_write *w,
@@ -173,7 +186,12 @@ struct stable {
 
 struct storage {
     char *data_dir;                     /* owned, NULL = in-memory */
+    struct storage_opts opts;           /* durability, disk reserve */
     int lock_fd;                        /* flock'd <data_dir>/LOCK, or -1 */
+    int reserve_fd;                     /* <data_dir>/RESERVE, or -1 */
+    atomic_bool full;                   /* the disk was found full: writes
+                                           needing space are refused */
+    pthread_mutex_t space_mu;           /* guards leaving the full state */
     sqlite3 *cat;                       /* catalog connection */
     pthread_mutex_t cat_mu;             /* guards cat */
     pthread_mutex_t ddl_mu;             /* serializes create/delete */
@@ -192,8 +210,16 @@ struct storage {
 
 /* A fresh random id: STORAGE_ID_LEN hex characters. */
 void storage_new_id(char out[STORAGE_ID_LEN + 1]);
-/* Create path and its missing parents; -1 with err set on failure. */
+/* Create path and its missing parents (mode 0700 under the umask); -1
+ * with err set on failure. The message names no path: it may reach a
+ * client. */
 int storage_mkdir_p(const char *path, struct ddb_err *err);
+/* Create the file path if missing, mode 0600 under the umask, so that
+ * SQLite (whose WAL copies the database's mode) never makes it 0644. */
+int storage_touch(const char *path, struct ddb_err *err);
+/* With --durability power-loss, fsync the directory dir so that the
+ * names of files just created in it survive a power cut. */
+void storage_sync_dir(const struct storage *s, const char *dir);
 /* Remove every file in dir (one level) and dir itself. */
 void storage_remove_dir(const char *dir);
 /* The file of partition part_id in table directory dir (caller frees). */
@@ -201,6 +227,27 @@ char *storage_part_path(const char *dir, const char *part_id);
 /* Open the SQLite database at path, in memory when NULL, with flags and
  * the busy timeout. NULL with err set on failure (nothing left open). */
 sqlite3 *storage_db_open(const char *path, int flags, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Disk space (space.c): SQLite failures classified as "disk full", the
+ * reserve file given back when the disk fills, and the full state that
+ * refuses writes needing new space until there is room again.
+ * ---------------------------------------------------------------------- */
+
+/* err from a failed SQLite call on db: DDB_STORAGE_FULL
+ * (STORAGE_FULL_MSG) when the disk or a quota is full, else DDB_INTERNAL
+ * "storage: <what>: <SQLite's message>". Returns -1. */
+int storage_sql_err(sqlite3 *db, const char *what, struct ddb_err *err);
+/* Set up the reserve at open (data directory stores only). */
+void space_open(struct storage *s);
+void space_close(struct storage *s);
+/* Before a write that needs new space: 0 when the disk is not known to be
+ * full, or no longer is (the reserve is then made again); else -1 with
+ * DDB_STORAGE_FULL. */
+int space_admit(struct storage *s, struct ddb_err *err);
+/* After a failure: if err is DDB_STORAGE_FULL, enter the full state and
+ * give the reserve back, so that deletes find room. Returns -1. */
+int space_note(struct storage *s, const struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
  * Layouts, handles and the table map (table.c)
@@ -217,8 +264,10 @@ playout_of(const struct stable *t)
 /* A layout for map (taken) with map->n partition ids; partitions not
  * open. */
 struct playout *playout_new(struct partmap *map);
-/* Open every partition of l (under dir, or in memory when dir is NULL). */
-int playout_open(struct playout *l, const char *dir, struct ddb_err *err);
+/* Open every partition of l (under dir, or in memory when dir is NULL)
+ * with s's durability. */
+int playout_open(struct storage *s, struct playout *l, const char *dir,
+                 struct ddb_err *err);
 /* Close l's partitions (playout_free() does not). */
 void playout_close_parts(struct playout *l);
 void playout_free(struct playout *l);

@@ -52,19 +52,52 @@ storage_mkdir_p(const char *path, struct ddb_err *err)
         if (*c != '/')
             continue;
         *c = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
             goto out;
         *c = '/';
     }
-    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+    if (mkdir(p, 0700) != 0 && errno != EEXIST)
         goto out;
     rc = 0;
 out:
-    if (rc != 0)
-        ddb_err_set(err, DDB_INTERNAL, "storage: mkdir %s: %s", p,
-                    strerror(errno));
+    if (rc != 0) {
+        if (errno == ENOSPC || errno == EDQUOT)
+            ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
+        else
+            ddb_err_set(err, DDB_INTERNAL, "storage: cannot create a "
+                        "directory: %s", strerror(errno));
+    }
     free(p);
     return rc;
+}
+
+int
+storage_touch(const char *path, struct ddb_err *err)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+    if (fd < 0) {
+        if (errno == ENOSPC || errno == EDQUOT)
+            return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
+        return ddb_err_set(err, DDB_INTERNAL, "storage: cannot create a "
+                           "file: %s", strerror(errno));
+    }
+    (void)close(fd);
+    return 0;
+}
+
+void
+storage_sync_dir(const struct storage *s, const char *dir)
+{
+    int fd;
+
+    if (s->opts.durability != STORAGE_DURABLE_POWER || dir == NULL)
+        return;
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        (void)close(fd);
+    }
 }
 
 void
@@ -99,11 +132,12 @@ storage_db_open(const char *path, int flags, struct ddb_err *err)
 {
     sqlite3 *db = NULL;
 
+    if ((path != NULL && (flags & SQLITE_OPEN_CREATE) &&
+         storage_touch(path, err) != 0))
+        return NULL;
     if (sqlite3_open_v2(path ? path : ":memory:", &db, flags, NULL) !=
         SQLITE_OK) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: open %s: %s",
-                    path ? path : ":memory:",
-                    db ? sqlite3_errmsg(db) : "out of memory");
+        storage_sql_err(db, "open", err);
         sqlite3_close(db);
         return NULL;
     }
@@ -223,13 +257,19 @@ raise_fd_limit(void)
  * store (storage_close() frees it) or NULL with err set.
  */
 struct storage *
-storage_open(const char *data_dir, struct ddb_err *err)
+storage_open_opts(const char *data_dir, const struct storage_opts *opts,
+                  struct ddb_err *err)
 {
     struct storage *s = xcalloc(1, sizeof(*s));
     char *path = NULL, *tdir = NULL;
     int rc = -1;
 
     s->lock_fd = -1;
+    s->reserve_fd = -1;
+    if (opts != NULL)
+        s->opts = *opts;
+    atomic_init(&s->full, false);
+    pthread_mutex_init(&s->space_mu, NULL);
     pthread_mutex_init(&s->cat_mu, NULL);
     pthread_mutex_init(&s->ddl_mu, NULL);
     pthread_rwlock_init(&s->map_mu, NULL);
@@ -237,13 +277,18 @@ storage_open(const char *data_dir, struct ddb_err *err)
         raise_fd_limit();
         s->data_dir = xstrdup(data_dir);
         tdir = xasprintf("%s/tables", data_dir);
-        if (storage_mkdir_p(tdir, err) != 0)
+        if (storage_mkdir_p(tdir, err) != 0) {
+            char why[256];
+
+            snprintf(why, sizeof(why), "%.200s", err->msg);
+            ddb_err_set(err, DDB_INTERNAL, "%s (%s)", why, tdir);
             goto out;
+        }
         /* one process per data directory: partitions are opened with
          * SQLite's exclusive locking mode, and the orphan sweep below
          * assumes nobody else is creating files */
         path = xasprintf("%s/LOCK", data_dir);
-        s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
             ddb_err_set(err, DDB_INTERNAL,
                         "storage: data directory %s is in use by another "
@@ -252,9 +297,18 @@ storage_open(const char *data_dir, struct ddb_err *err)
         }
         free(path);
         path = xasprintf("%s/catalog.db", data_dir);
+        space_open(s);                  /* space.c: the reserve */
     }
-    if (catalog_open(s, path, err) != 0 ||
-        txn_journal_replay(s, err) != 0)     /* txn.c: before serving */
+    if (catalog_open(s, path, err) != 0)
+        goto out;
+    if (s->data_dir != NULL) {
+        storage_sync_dir(s, tdir);
+        storage_sync_dir(s, data_dir);
+    }
+    /* txn.c: before serving. A disk too full for the replay gets the
+     * reserve back and tries once more. */
+    if (txn_journal_replay(s, err) != 0 &&
+        (space_note(s, err), txn_journal_replay(s, err) != 0))
         goto out;
     if (s->data_dir != NULL)
         sweep_orphans(s);
@@ -285,8 +339,16 @@ storage_close(struct storage *s)
     pthread_rwlock_destroy(&s->map_mu);
     pthread_mutex_destroy(&s->ddl_mu);
     pthread_mutex_destroy(&s->cat_mu);
+    space_close(s);
+    pthread_mutex_destroy(&s->space_mu);
     free(s->data_dir);
     if (s->lock_fd >= 0)
         close(s->lock_fd);              /* releases the flock */
     free(s);
+}
+
+struct storage *
+storage_open(const char *data_dir, struct ddb_err *err)
+{
+    return storage_open_opts(data_dir, NULL, err);
 }

@@ -50,12 +50,15 @@ playout_new(struct partmap *map)
 }
 
 int
-playout_open(struct playout *l, const char *dir, struct ddb_err *err)
+playout_open(struct storage *s, struct playout *l, const char *dir,
+             struct ddb_err *err)
 {
+    bool power = s->opts.durability == STORAGE_DURABLE_POWER;
+
     for (unsigned i = 0; i < l->map.n; i++) {
         char *path = dir ? storage_part_path(dir, l->files[i]) : NULL;
 
-        l->parts[i] = partition_open(path, err);
+        l->parts[i] = partition_open(path, power, err);
         free(path);
         if (l->parts[i] == NULL)
             return -1;
@@ -245,7 +248,7 @@ json_t *
 stable_desc(struct stable *t)
 {
     json_t *ref = stable_desc_ref(t);
-    json_t *d = json_deep_copy(ref);
+    json_t *d = json_clone(ref);
 
     json_decref(ref);
     return d;
@@ -346,15 +349,21 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
     return rc;
 }
 
+/* Writes are refused while the disk is full (space.c); a write that
+ * finds it full enters that state. */
 int
 stable_mutate(struct stable *t, const struct item_key *k,
               stable_mutate_fn *fn, void *arg, struct ddb_err *err)
 {
     int rc;
 
+    if (space_admit(t->s, err) != 0)
+        return -1;
     do
         rc = partition_mutate(stable_partition(t, k->hash), k, fn, arg, err);
     while (rc == PART_RETIRED);
+    if (rc != 0)
+        space_note(t->s, err);
     return rc;
 }
 
@@ -524,8 +533,11 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     uint64_t *starts, lo, hi, mid;
     char *path;
     bool locked = false;
+    bool power = t->s->opts.durability == STORAGE_DURABLE_POWER;
     int rc = -1;
 
+    if (space_admit(t->s, err) != 0)     /* two new files to fill */
+        return -1;
     pthread_mutex_lock(&t->split_mu);
     old = playout_of(t);
     if (atomic_load(&t->deleted)) {
@@ -565,12 +577,12 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
         k++;
     }
     path = t->dir ? storage_part_path(t->dir, nl->files[i]) : NULL;
-    a = partition_open(path, err);
+    a = partition_open(path, power, err);
     free(path);
     if (a == NULL)
         goto out;
     path = t->dir ? storage_part_path(t->dir, nl->files[i + 1]) : NULL;
-    b = partition_open(path, err);
+    b = partition_open(path, power, err);
     free(path);
     if (b == NULL)
         goto out;
@@ -579,8 +591,11 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
     parent = old->parts[i];
     partition_lock(parent);
     locked = true;
-    if (partition_split_copy_locked(parent, mid, a, b, err) != 0 ||
-        catalog_set_partitions(t->s, t->id, nl, err) != 0)
+    if (partition_split_copy_locked(parent, mid, a, b, err) != 0)
+        goto out;
+    storage_sync_dir(t->s, t->dir);     /* the new names, before the
+                                           catalog points at them */
+    if (catalog_set_partitions(t->s, t->id, nl, err) != 0)
         goto out;
     rc = 0;
 
@@ -618,5 +633,7 @@ out:
         playout_free(nl);
     }
     pthread_mutex_unlock(&t->split_mu);
+    if (rc != 0)
+        space_note(t->s, err);
     return rc;
 }

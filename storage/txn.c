@@ -256,7 +256,7 @@ err_copy(struct ddb_err *dst, const struct ddb_err *src)
     ddb_err_set(dst, src->type, "%s", src->msg);
     if (src->extra != NULL) {
         json_decref(dst->extra);
-        dst->extra = json_deep_copy(src->extra);
+        dst->extra = json_clone(src->extra);
     }
 }
 
@@ -270,6 +270,7 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
     size_t nw = 0, nparts = 0, first_fail = n;
     sqlite3_int64 jid = 0;
     bool journaled = false;
+    struct storage *s = NULL;           /* set when some op writes */
     char *body = NULL;
     int rc = -1;
 
@@ -278,6 +279,12 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
         keys[i] = &ops[i].k;
         ops[i].rc = 0;
         ddb_err_init(&ops[i].err);
+        if (ops[i].fn != NULL && s == NULL)
+            s = ops[i].t->s;            /* it writes: needs room */
+    }
+    if (s != NULL && space_admit(s, err) != 0) {
+        s = NULL;                       /* refused: nothing to note */
+        goto out;
     }
     pset_lock(&ps, tables, keys, n);
 
@@ -327,22 +334,41 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
             ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode journal");
             goto out;
         }
-        if (journal_put(ops[0].t->s, body, &jid, err) != 0)
+        if (journal_put(s, body, &jid, err) != 0)
             goto out;
         journaled = true;
     }
-    if (apply_writes(w, nw, err) != 0)
-        goto out;                       /* the journal stays: replayed at
-                                           the next open */
+    /* Once journaled, the transaction is decided: if the disk filled up
+     * meanwhile, the reserve is given back (space.c) and the rest is
+     * applied with it, so that no reader sees half of the transaction.
+     * Applying an after-image twice is harmless. Without a journal, SQLite
+     * rolled the one partition back: nothing was written. */
+    if (apply_writes(w, nw, err) != 0) {
+        if (!journaled)
+            goto out;                   /* SQLite rolled it back */
+        space_note(s, err);
+        if (apply_writes(w, nw, err) != 0)
+            goto fence;
+    }
     /* drop the entry before unlocking: a later write to these keys must
      * never be overwritten by a replay */
-    if (journaled && journal_drop(ops[0].t->s, jid, err) != 0)
-        goto out;
+    if (journaled && journal_drop(s, jid, err) != 0 &&
+        (space_note(s, err), journal_drop(s, jid, err) != 0))
+        goto fence;
     rc = 0;
+    goto out;
+fence:
+    /* The journal keeps the transaction, and the next start replays it.
+     * Until then its partitions refuse item calls: none may show half of
+     * it or take a write that the replay would overwrite. */
+    for (size_t i = 0; i < nw; i++)
+        partition_fence_locked(w[i].p);
 out:
     if (ps.p != NULL)
         pset_unlock(&ps);
     pset_free(&ps);
+    if (rc != 0 && s != NULL)
+        space_note(s, err);
     for (size_t i = 0; i < nw; i++)
         json_decref(w[i].item);
     free(body);

@@ -191,6 +191,65 @@ json_get_uint(const json_t *o, const char *name, uint64_t *out)
     return -1;
 }
 
+json_t *
+json_clone(const json_t *v)
+{
+    const char *k;
+    size_t klen, i;
+    json_t *c, *x;
+
+    if (v == NULL)
+        return NULL;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        c = json_object();
+        json_object_keylen_foreach((json_t *)v, k, klen, x)
+            json_object_setn_new_nocheck(c, k, klen, json_clone(x));
+        return c;
+    case JSON_ARRAY:
+        c = json_array();
+        json_array_foreach(v, i, x)
+            json_array_append_new(c, json_clone(x));
+        return c;
+    case JSON_STRING:
+        return json_stringn_nocheck(json_string_value(v),
+                                    json_string_length(v));
+    default:                        /* numbers and constants */
+        return json_deep_copy(v);
+    }
+}
+
+bool
+json_same(const json_t *a, const json_t *b)
+{
+    const char *k;
+    size_t klen, i;
+    json_t *x;
+
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (json_typeof(a) != json_typeof(b))
+        return false;
+    switch (json_typeof(a)) {
+    case JSON_OBJECT:
+        if (json_object_size(a) != json_object_size(b))
+            return false;
+        json_object_keylen_foreach((json_t *)a, k, klen, x)
+            if (!json_same(x, json_object_getn(b, k, klen)))
+                return false;
+        return true;
+    case JSON_ARRAY:
+        if (json_array_size(a) != json_array_size(b))
+            return false;
+        json_array_foreach(a, i, x)
+            if (!json_same(x, json_array_get(b, i)))
+                return false;
+        return true;
+    default:
+        return json_equal((json_t *)a, (json_t *)b);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * Bytes
  * ---------------------------------------------------------------------- */

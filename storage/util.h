@@ -65,6 +65,15 @@ bool json_has(const json_t *o, const char *name);
  * *out, -1 if present but not a non-negative JSON integer.
  */
 int json_get_uint(const json_t *o, const char *name, uint64_t *out);
+/*
+ * A deep copy of v (a new reference; NULL only for NULL). Unlike jansson
+ * 2.14's json_deep_copy() and json_equal(), which cut an object key at its
+ * first NUL byte, these two keep whole keys: DynamoDB attribute names may
+ * hold U+0000 (json_fast.c reads such keys).
+ */
+json_t *json_clone(const json_t *v);
+/* a and b hold the same JSON, whole keys compared (NULL equals NULL). */
+bool json_same(const json_t *a, const json_t *b);
 
 /* ------------------------------------------------------------------------
  * Bytes

@@ -17,7 +17,8 @@ result_of() {
     sed -n 's/^:test-result: //p' "${1%.log}.trs" 2>/dev/null | head -1
 }
 
-logs=$(ls tests/unit/*.log tests/e2e/*.log 2>/dev/null | grep -v test-suite)
+logs=$(ls tests/unit/*.log tests/unit/*/*.log tests/e2e/*.log tests/fuzz/*.log \
+    tests/soak/*.log 2>/dev/null | grep -v test-suite)
 for log in $logs; do
     case $(result_of "$log") in
     FAIL|ERROR|XPASS)

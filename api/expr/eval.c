@@ -59,7 +59,7 @@ child_get(const json_t *av, const struct path_elem *el)
         c = json_object_get(av, "M");
         if (!json_is_object(c) || el->name == NULL)
             return NULL;
-        c = json_object_get(c, el->name);
+        c = json_object_getn(c, el->name, el->name_len);
     }
     return json_is_object(c) ? c : NULL;   /* skips list placeholders */
 }
@@ -73,7 +73,7 @@ path_get_n(const json_t *item, const struct expr_path *p, int n)
 
     if (item == NULL || n < 1 || p->el[0].is_index || p->el[0].name == NULL)
         return NULL;
-    v = json_object_get(item, p->el[0].name);
+    v = json_object_getn(item, p->el[0].name, p->el[0].name_len);
     for (i = 1; v != NULL && i < n; i++)
         v = child_get(v, &p->el[i]);
     return json_is_object(v) ? v : NULL;
@@ -150,7 +150,8 @@ member_equal(const char *t, const json_t *a, const json_t *b)
     if (t[0] == 'N')
         return num_cmp(x, y) == 0;
     if (t[0] == 'S')
-        return strcmp(x, y) == 0;
+        return json_string_length(a) == json_string_length(b) &&
+               memcmp(x, y, json_string_length(a)) == 0;
     bx = b64_decode(x, &lx);
     by = b64_decode(y, &ly);
     eq = bx != NULL && by != NULL && lx == ly && memcmp(bx, by, lx) == 0;
@@ -327,6 +328,100 @@ fn_contains(const json_t *a, const json_t *b)
     return false;
 }
 
+/* ------------------------------------------------------------------------
+ * Long IN lists: constants in order, searched by bisection
+ * ---------------------------------------------------------------------- */
+
+/* IN lists shorter than this are compared one by one. */
+#define IN_SORT_MIN 16
+
+/* The order of S, N and B constants: by type, then by value. */
+static int
+in_cmp(const json_t *a, const json_t *b)
+{
+    const char *ta = node_av_type(a), *tb = node_av_type(b);
+    bool comparable = false;
+    int c = strcmp(ta, tb);
+
+    if (c != 0)
+        return c;
+    c = av_compare(a, b, &comparable);
+    return comparable ? c : 0;
+}
+
+static int
+in_qsort_cmp(const void *x, const void *y)
+{
+    const struct expr_node *const *a = x, *const *b = y;
+
+    return in_cmp((*a)->value, (*b)->value);
+}
+
+static bool
+is_sortable(const json_t *av)
+{
+    const char *t = node_av_type(av);
+
+    return t != NULL && t[1] == '\0' && (t[0] == 'S' || t[0] == 'N' ||
+                                         t[0] == 'B');
+}
+
+/* Sort the operands of every long IN list under n whose right side is
+ * all S, N and B constants (a legacy IN has up to tens of thousands);
+ * IN is membership, so their order means nothing else. */
+static void
+prepare_node(struct expr_node *n)
+{
+    int i;
+
+    if (n == NULL)
+        return;
+    if (n->type == NODE_IN && n->nargs > IN_SORT_MIN) {
+        for (i = 1; i < n->nargs; i++)
+            if (n->args[i]->type != NODE_VALUE ||
+                !is_sortable(n->args[i]->value))
+                break;
+        if (i == n->nargs) {
+            qsort(n->args + 1, (size_t)n->nargs - 1, sizeof(*n->args),
+                  in_qsort_cmp);
+            n->sorted = true;
+        }
+        return;
+    }
+    if (n->type == NODE_AND || n->type == NODE_OR || n->type == NODE_NOT)
+        for (i = 0; i < n->nargs; i++)
+            prepare_node(n->args[i]);
+}
+
+void
+eval_prepare(struct expr *e)
+{
+    if (e != NULL && (e->kind == EXPR_CONDITION || e->kind == EXPR_FILTER))
+        prepare_node(e->root);
+}
+
+/* Whether v (NULL: missing) equals one of n's sorted operands. */
+static bool
+in_sorted(const struct expr_node *n, const json_t *v)
+{
+    size_t lo = 1, hi = (size_t)n->nargs;
+
+    if (v == NULL || !is_sortable(v))
+        return false;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = in_cmp(v, n->args[mid]->value);
+
+        if (c == 0)
+            return true;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return false;
+}
+
 static int
 eval_cond(const struct expr_node *n, const json_t *item, bool *res)
 {
@@ -370,6 +465,11 @@ eval_cond(const struct expr_node *n, const json_t *item, bool *res)
     case NODE_IN:
         eval_operand(n->args[0], item, &a);
         *res = false;
+        if (n->sorted) {
+            *res = in_sorted(n, a.v);
+            val_fini(&a);
+            return 0;
+        }
         for (i = 1; i < n->nargs && !*res; i++) {
             eval_operand(n->args[i], item, &b);
             *res = cmp_values(CMP_EQ, a.v, b.v);
@@ -454,7 +554,7 @@ slot_set(json_t *container, const struct path_elem *el, json_t *v)
         else
             json_array_set_new(container, (size_t)el->index, v);
     } else {
-        json_object_set_new(container, el->name, v);
+        json_object_setn_new_nocheck(container, el->name, el->name_len, v);
     }
 }
 
@@ -467,7 +567,7 @@ slot_get(json_t *container, const struct path_elem *el)
         v = (size_t)el->index < json_array_size(container) ?
             json_array_get(container, (size_t)el->index) : NULL;
     else
-        v = json_object_get(container, el->name);
+        v = json_object_getn(container, el->name, el->name_len);
     return json_is_object(v) ? v : NULL;
 }
 
@@ -522,7 +622,7 @@ project_path(json_t *out, const json_t *item, const struct expr_path *p)
         }
         container = json_object_get(child, kind);
     }
-    slot_set(container, &p->el[p->n - 1], json_deep_copy(v));
+    slot_set(container, &p->el[p->n - 1], json_clone(v));
 }
 
 /*
@@ -598,19 +698,19 @@ eval_set_value(const struct expr_node *n, const json_t *old, json_t **out,
     *out = NULL;
     switch (n->type) {
     case NODE_VALUE:
-        *out = json_deep_copy(n->value);
+        *out = json_clone(n->value);
         return 0;
     case NODE_PATH:
         v = path_get(old, &n->path);
         if (v == NULL)
             return ddb_err_set(err, DDB_VALIDATION, MSG_NO_ATTR);
-        *out = json_deep_copy(v);
+        *out = json_clone(v);
         return 0;
     case NODE_FUNC:
         if (n->op == F_IF_NOT_EXISTS) {
             v = path_get(old, &n->args[0]->path);
             if (v != NULL) {
-                *out = json_deep_copy(v);
+                *out = json_clone(v);
                 return 0;
             }
             return eval_set_value(n->args[1], old, out, err);
@@ -680,20 +780,9 @@ static void
 slot_remove(json_t *container, const struct path_elem *el)
 {
     if (!el->is_index)
-        json_object_del(container, el->name);
+        json_object_deln(container, el->name, el->name_len);
     else if ((size_t)el->index < json_array_size(container))
         json_array_set_new(container, (size_t)el->index, json_null());
-}
-
-/* SET: a list index past the end appends (SET a[10] on 3 elements sets
- * a[3]). Takes v. */
-static void
-slot_put(json_t *container, const struct path_elem *el, json_t *v)
-{
-    if (el->is_index && (size_t)el->index >= json_array_size(container))
-        json_array_append_new(container, v);
-    else
-        slot_set(container, el, v);
 }
 
 static int
@@ -706,7 +795,7 @@ apply_add(json_t *container, const struct path_elem *el, const json_t *val,
     size_t i, j;
 
     if (cur == NULL) {
-        slot_put(container, el, json_deep_copy(val));
+        slot_set(container, el, json_clone(val));
         return 0;
     }
     if (!is_type(cur, t))
@@ -793,8 +882,10 @@ type_mismatch(const struct upd_action *a, struct ddb_err *err)
     return -1;
 }
 
-/* A SET past the end of a list: appended after the other actions, in
- * index order ("SET a[84] = :x, a[17] = :y" appends y then x). */
+/* A SET or ADD past the end of a list: appended after the other actions,
+ * in index order, whatever the order written ("SET a[84] = :x, a[17] =
+ * :y" appends y then x; dynalite's updateItem test "should update nested
+ * attributes", recorded against DynamoDB, mixes SETs and ADDs). */
 struct pending {
     json_t *arr;                    /* borrowed: the list's array */
     long index;
@@ -809,17 +900,29 @@ pending_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Whether el is a list index past the end of container (its array). */
+static bool
+past_end(const json_t *container, const struct path_elem *el)
+{
+    return el->is_index && (size_t)el->index >= json_array_size(container);
+}
+
 /*
  * Apply update e to old (borrowed; NULL when the item does not exist).
- * Every SET right-hand side is computed against the old item first, then
- * the actions run in the order written; list indexes all refer to the
- * list as it was (REMOVE leaves a placeholder, compacted at the end).
+ * An item that does not exist yet starts from key (the request's Key,
+ * borrowed, may be NULL): DynamoDB creates it from its key, so "SET b =
+ * if_not_exists(b, a)" with a the hash key gives b the key's value
+ * (dynalite's updateItem tests, recorded against DynamoDB). Every SET
+ * right-hand side is computed against that starting item first, then the
+ * actions run in the order written; list indexes all refer to the list as
+ * it was (REMOVE leaves a placeholder, compacted at the end).
  * *new_item is a new reference.
  */
 int
 expr_update_apply(const struct expr *e, const json_t *old,
-                  json_t **new_item, struct ddb_err *err)
+                  const json_t *key, json_t **new_item, struct ddb_err *err)
 {
+    const json_t *base = old != NULL ? old : key;
     json_t **vals = NULL, *item = NULL;
     struct pending *pend = NULL;
     int rc = -1, i, npend = 0;
@@ -831,11 +934,11 @@ expr_update_apply(const struct expr *e, const json_t *old,
     pend = xcalloc((size_t)e->nacts + 1, sizeof(*pend));
     for (i = 0; i < e->nacts; i++)
         if (e->acts[i].kind == UPD_SET &&
-            eval_set_value(e->acts[i].value, old, &vals[i], err) != 0) {
+            eval_set_value(e->acts[i].value, base, &vals[i], err) != 0) {
             type_mismatch(&e->acts[i], err);
             goto out;
         }
-    item = old != NULL ? json_deep_copy(old) : json_object();
+    item = base != NULL ? json_clone(base) : json_object();
     for (i = 0; i < e->nacts; i++) {
         const struct upd_action *a = &e->acts[i];
         const struct expr_path *p = &a->path->path;
@@ -848,16 +951,18 @@ expr_update_apply(const struct expr *e, const json_t *old,
             continue;
         if (locate(item, p, &container, err) != 0)
             goto out;
+        if ((a->kind == UPD_SET || a->kind == UPD_ADD) &&
+            past_end(container, last)) {
+            pend[npend].arr = container;
+            pend[npend].index = last->index;
+            pend[npend++].v = a->kind == UPD_SET ? vals[i] :
+                              json_clone(a->value->value);
+            vals[i] = NULL;
+            continue;
+        }
         switch (a->kind) {
         case UPD_SET:
-            if (last->is_index &&
-                (size_t)last->index >= json_array_size(container)) {
-                pend[npend].arr = container;
-                pend[npend].index = last->index;
-                pend[npend++].v = vals[i];
-            } else {
-                slot_put(container, last, vals[i]);
-            }
+            slot_set(container, last, vals[i]);
             vals[i] = NULL;
             break;
         case UPD_REMOVE:

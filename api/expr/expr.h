@@ -46,6 +46,12 @@ struct expr;
  * used). NULL with err set on a syntax or semantic error. */
 struct expr *expr_parse(struct expr_env *env, enum expr_kind kind,
                         const char *text, struct ddb_err *err);
+/* expr_parse() for the text a legacy parameter was translated into
+ * (legacy.h). The 4 KB text limit and the 100 IN operands are limits of
+ * the expression parameters: DynamoDB takes a ScanFilter or QueryFilter IN
+ * with tens of thousands of values (issue 18: 27,500 accepted). */
+struct expr *expr_parse_legacy(struct expr_env *env, enum expr_kind kind,
+                               const char *text, struct ddb_err *err);
 void expr_free(struct expr *e);
 /* expr_parse() of a member another operation names differently: kind's
  * grammar and checks, its errors saying "Invalid <param>: " (SearchVectors'
@@ -108,12 +114,14 @@ enum expr_head_use {
     EXPR_HEAD_NESTED                /* reached into: "k.a", "k[0]" */
 };
 enum expr_head_use expr_head_use(const struct expr *e, const char *attr);
-/* Apply an update to old (borrowed, NULL when the item does not exist yet;
- * key attributes are added by the caller). *new_item is a new reference.
- * -1 with DynamoDB's message when an operand is missing or of the wrong
- * type. */
+/* Apply an update to old (borrowed, NULL when the item does not exist
+ * yet). A new item starts from key (the request's Key, borrowed, may be
+ * NULL), whose attributes the update's operands see, as in DynamoDB.
+ * *new_item is a new reference. -1 with DynamoDB's message when an
+ * operand is missing or of the wrong type. */
 int expr_update_apply(const struct expr *e, const json_t *old,
-                      json_t **new_item, struct ddb_err *err);
+                      const json_t *key, json_t **new_item,
+                      struct ddb_err *err);
 /* A projection over the top-level-or-nested paths the update writes, for
  * ReturnValues UPDATED_OLD / UPDATED_NEW. Owned by e. */
 const struct expr *expr_update_targets(const struct expr *e);

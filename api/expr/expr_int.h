@@ -78,8 +78,13 @@ struct path_elem {
     bool is_index;
     long index;                     /* list index when is_index */
     const char *name;               /* attribute name (after resolution) */
+    size_t name_len;                /* its bytes: a name may hold NUL */
     const char *ref;                /* "#n" when written as a name ref */
 };
+
+/* paths.c: el is the attribute called s (a C string), compared by its
+ * whole name. */
+bool path_elem_is(const struct path_elem *el, const char *s);
 
 struct expr_path {
     int n;
@@ -116,6 +121,9 @@ struct expr_node {
     const json_t *value;            /* NODE_VALUE: borrowed from the env */
     const char *fname;              /* NODE_FUNC: name as written */
     int parens;                     /* parentheses directly around it */
+    bool sorted;                    /* NODE_IN: args[1..] are S/N/B
+                                       constants in eval_prepare()'s order,
+                                       searched by bisection */
 };
 
 enum upd_kind { UPD_SET, UPD_REMOVE, UPD_ADD, UPD_DELETE };
@@ -137,6 +145,8 @@ struct expr {
     bool dup_section;               /* a SET/REMOVE/ADD/DELETE repeated */
     const char *dup_section_name;
     struct expr *targets;           /* update: projection of written paths */
+    bool legacy;                    /* translated from a legacy parameter:
+                                       no text size or IN operand limit */
 };
 
 /* ------------------------------------------------------------------------
@@ -171,5 +181,8 @@ int path_check_key_scalars(const struct expr *e, const json_t *names,
 const char *node_av_type(const json_t *av);
 /* Value at path in item (borrowed), NULL if absent. */
 const json_t *path_get(const json_t *item, const struct expr_path *p);
+/* Once e is resolved: order the constant operands of long IN lists so
+ * that evaluation bisects them instead of comparing each one. */
+void eval_prepare(struct expr *e);
 
 #endif

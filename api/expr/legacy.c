@@ -95,14 +95,15 @@ legacy_expr_fini(struct legacy_expr *le)
     memset(le, 0, sizeof(*le));
 }
 
-/* A new "#lN" for attribute name attr (key written to key). */
+/* A new "#lN" for attribute name attr of len bytes (key written to
+ * key). */
 void
-tr_name(struct tr *t, const char *attr, char key[TR_KEY_MAX])
+tr_name(struct tr *t, const char *attr, size_t len, char key[TR_KEY_MAX])
 {
     json_t *s;
 
     snprintf(key, TR_KEY_MAX, "#l%u", t->nnames++);
-    s = json_stringn_nocheck(attr, strlen(attr));   /* keys are UTF-8 */
+    s = json_stringn_nocheck(attr, len);            /* keys are UTF-8 */
     if (s == NULL)
         abort();
     json_object_set_new(t->names, key, s);
@@ -123,7 +124,7 @@ tr_value(struct tr *t, const json_t *av, char key[TR_KEY_MAX],
 {
     json_t *copy;
 
-    copy = av != NULL ? json_deep_copy(av) : json_null();
+    copy = av != NULL ? json_clone(av) : json_null();
     if (copy == NULL)
         abort();
     if (av_validate(copy, 0, err) != 0) {
@@ -204,7 +205,8 @@ legacy_attributes_to_get(const json_t *atg, struct legacy_expr *out,
                                                                     i)));
     tr_init(&t);
     for (i = 0; i < n; i++) {
-        tr_name(&t, json_string_value(json_array_get(atg, i)), name);
+        tr_name(&t, json_string_value(json_array_get(atg, i)),
+                json_string_length(json_array_get(atg, i)), name);
         strbuf_printf(&t.text, "%s%s", i ? ", " : "", name);
     }
     tr_finish(&t, out);

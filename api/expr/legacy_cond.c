@@ -288,7 +288,8 @@ cop_enum_err(const char *ops, const char *member, const char *attr,
  * appended. param names the member for Coral-style messages. */
 static int
 filter_cond(struct tr *t, const char *param, const char *attr,
-            const json_t *c, bool paren, struct ddb_err *err)
+            size_t attr_len, const json_t *c, bool paren,
+            struct ddb_err *err)
 {
     char name[TR_KEY_MAX];
     char (*keys)[TR_KEY_MAX] = NULL;
@@ -325,7 +326,7 @@ filter_cond(struct tr *t, const char *param, const char *attr,
     if (add_values(t, NULL, avl, n, keys, err) != 0 ||
         check_args(t, ci, keys, (int)n, err) != 0)
         goto out;
-    tr_name(t, attr, name);
+    tr_name(t, attr, attr_len, name);
     emit_cond(t, ci, name, keys, (int)n, paren);
     rc = 0;
 out:
@@ -336,7 +337,8 @@ out:
 /* Checks one condition of a map ({attr: condition}) and appends it to t
  * (filter_cond, expected_one); paren when the map has several. */
 typedef int cond_one_fn(struct tr *t, const char *param, const char *attr,
-                        const json_t *c, bool paren, struct ddb_err *err);
+                        size_t attr_len, const json_t *c, bool paren,
+                        struct ddb_err *err);
 
 /* The conditions of a map (a filter, KeyConditions, Expected), each run
  * through one, joined by joiner, translated into out (zeroed by the
@@ -345,17 +347,17 @@ static int
 cond_map(const char *param, const json_t *map, const char *joiner,
          cond_one_fn *one, struct legacy_expr *out, struct ddb_err *err)
 {
-    size_t n = json_object_size(map), i = 0;
+    size_t n = json_object_size(map), i = 0, attr_len;
     const char *attr;
     json_t *c;
     struct tr t;
     int rc = -1;
 
     tr_init(&t);
-    json_object_foreach((json_t *)map, attr, c) {
+    json_object_keylen_foreach((json_t *)map, attr, attr_len, c) {
         if (i > 0)
             strbuf_puts(&t.text, joiner);
-        if (one(&t, param, attr, c, n > 1, err) != 0)
+        if (one(&t, param, attr, attr_len, c, n > 1, err) != 0)
             goto out;
         i++;
     }
@@ -516,7 +518,8 @@ expected_check(const char *attr, int exists, const json_t *cop,
  * (a cond_one_fn; param is unused: Expected's messages name no member). */
 static int
 expected_one(struct tr *t, const char *param, const char *attr,
-             const json_t *e, bool paren, struct ddb_err *err)
+             size_t attr_len, const json_t *e, bool paren,
+             struct ddb_err *err)
 {
     char name[TR_KEY_MAX];
     char (*keys)[TR_KEY_MAX] = NULL;
@@ -546,7 +549,7 @@ expected_one(struct tr *t, const char *param, const char *attr,
 
     n = value != NULL ? 1 : avl != NULL ? json_array_size(avl) : 0;
     keys = xcalloc(n + 1, sizeof(*keys));
-    t->size += strlen(attr);
+    t->size += attr_len;
     if (add_values(t, value, avl, n, keys, err) != 0)
         goto out;
     if (t->size > ITEM_SIZE_MAX) {
@@ -556,7 +559,7 @@ expected_one(struct tr *t, const char *param, const char *attr,
     if (ci >= 0 && check_args(t, ci, keys, (int)n, err) != 0)
         goto out;
 
-    tr_name(t, attr, name);
+    tr_name(t, attr, attr_len, name);
     if (ci >= 0)
         emit_cond(t, ci, name, keys, (int)n, paren);
     else if (exists == 0)

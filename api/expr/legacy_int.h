@@ -43,8 +43,10 @@ void tr_init(struct tr *t);
 void tr_fini(struct tr *t);
 /* Move the result into out (zeroed by the caller). */
 void tr_finish(struct tr *t, struct legacy_expr *out);
-/* A new "#lN" for attribute name attr (key written to key). */
-void tr_name(struct tr *t, const char *attr, char key[TR_KEY_MAX]);
+/* A new "#lN" for attribute name attr, len bytes (a name may hold NUL);
+ * the placeholder is written to key. */
+void tr_name(struct tr *t, const char *attr, size_t len,
+             char key[TR_KEY_MAX]);
 /* A new ":lN" holding a validated, canonicalised copy of av (NULL: JSON
  * null, which fails validation). */
 int tr_value(struct tr *t, const json_t *av, char key[TR_KEY_MAX],

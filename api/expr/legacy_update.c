@@ -61,6 +61,7 @@ legacy_attribute_updates(const json_t *updates, struct legacy_expr *out,
     struct strbuf clause[CL_COUNT] = { { 0 } };
     char name[TR_KEY_MAX], val[TR_KEY_MAX], empty[TR_KEY_MAX] = "";
     const char *attr;
+    size_t attr_len;
     json_t *u;
     int rc = -1, i;
 
@@ -70,7 +71,7 @@ legacy_attribute_updates(const json_t *updates, struct legacy_expr *out,
     if (legacy_require_map(updates, err) != 0)
         return -1;
     tr_init(&t);
-    json_object_foreach((json_t *)updates, attr, u) {
+    json_object_keylen_foreach((json_t *)updates, attr, attr_len, u) {
         const json_t *action, *value;
         const char *act, *ty = NULL;
 
@@ -131,14 +132,14 @@ legacy_attribute_updates(const json_t *updates, struct legacy_expr *out,
             goto out;
         }
         if (strcmp(act, "DELETE") != 0) {
-            t.size += strlen(attr) + av_size(tr_value_get(&t, val));
+            t.size += attr_len + av_size(tr_value_get(&t, val));
             if (t.size > ITEM_SIZE_MAX) {
                 ddb_err_set(err, DDB_VALIDATION, MSG_UPD_SIZE);
                 goto out;
             }
         }
 
-        tr_name(&t, attr, name);
+        tr_name(&t, attr, attr_len, name);
         if (strcmp(act, "PUT") == 0) {
             clause_add(&clause[CL_SET], "%s = %s", name, val);
         } else if (strcmp(act, "DELETE") == 0 && ty == NULL) {

@@ -87,17 +87,36 @@ path_walk(const struct expr *e, path_fn *fn, void *arg)
 
 /* The attribute path p starts at: its name, or for a #name the
  * resolution left alone (path_check_key_scalars() on a syntax-only parse)
- * its value in names. NULL if there is none. */
+ * its value in names. NULL if there is none; its bytes in *len. */
 static const char *
-head_name(const struct expr_path *p, const json_t *names)
+head_name(const struct expr_path *p, const json_t *names, size_t *len)
 {
     const struct path_elem *el = &p->el[0];
+    const json_t *v;
 
     if (el->is_index)
         return NULL;
-    if (el->name != NULL)
+    if (el->name != NULL) {
+        *len = el->name_len;
         return el->name;
-    return json_string_value(json_object_get(names, el->ref));
+    }
+    v = json_object_get(names, el->ref);
+    *len = json_string_length(v);
+    return json_string_value(v);
+}
+
+/* name (len bytes) is the attribute called s. */
+static bool
+name_is(const char *name, size_t len, const char *s)
+{
+    return len == strlen(s) && memcmp(name, s, len) == 0;
+}
+
+bool
+path_elem_is(const struct path_elem *el, const char *s)
+{
+    return !el->is_index && el->name != NULL &&
+           name_is(el->name, el->name_len, s);
 }
 
 /* ------------------------------------------------------------------------
@@ -123,7 +142,7 @@ expr_update_check(const struct expr *e, const struct key_schema *ks,
         for (i = 0; i < e->nacts; i++) {
             const struct path_elem *el = &e->acts[i].path->path.el[0];
 
-            if (el->name != NULL && strcmp(el->name, keys[k]) == 0)
+            if (path_elem_is(el, keys[k]))
                 return ddb_err_set(err, DDB_VALIDATION,
                                    "One or more parameter values were "
                                    "invalid: Cannot update attribute %s. "
@@ -146,15 +165,16 @@ nested_key(const struct expr_path *p, void *arg)
 {
     struct key_scan *k = arg;
     const char *name;
+    size_t len;
 
     if (p->n < 2)
         return true;
-    name = head_name(p, k->names);
+    name = head_name(p, k->names, &len);
     if (name == NULL)
         return true;
-    if (strcmp(name, k->ks->hash_name) == 0 ||
+    if (name_is(name, len, k->ks->hash_name) ||
         (k->ks->range_name[0] != '\0' &&
-         strcmp(name, k->ks->range_name) == 0)) {
+         name_is(name, len, k->ks->range_name))) {
         k->key = name;
         return false;
     }
@@ -200,9 +220,10 @@ static bool
 head_use(const struct expr_path *p, void *arg)
 {
     struct head_scan *h = arg;
-    const char *name = head_name(p, NULL);
+    size_t len;
+    const char *name = head_name(p, NULL, &len);
 
-    if (name == NULL || strcmp(name, h->attr) != 0)
+    if (name == NULL || !name_is(name, len, h->attr))
         return true;
     if (p->n > 1) {
         h->use = EXPR_HEAD_NESTED;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/expr/request.h"
+#include "storage/util.h"
 
 /* ------------------------------------------------------------------------
  * Expressions
@@ -47,7 +48,7 @@ exprs_env(struct req_exprs *x, const json_t *req, struct ddb_err *err)
     names = json_object_get(req, "ExpressionAttributeNames");
     values = json_object_get(req, "ExpressionAttributeValues");
     if (values != NULL && !json_is_null(values)) {
-        x->values = json_deep_copy(values);
+        x->values = json_clone(values);
         if (x->values == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     }
@@ -118,7 +119,7 @@ parse_legacy(struct req_exprs *x, const json_t *req, enum expr_kind kind,
                      json_object_size(le->values) ? le->values : NULL, env,
                      err) != 0)
         return -1;
-    *out = expr_parse(*env, kind, le->text, err);
+    *out = expr_parse_legacy(*env, kind, le->text, err);
     return *out == NULL ? -1 : 0;
 }
 

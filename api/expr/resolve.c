@@ -306,6 +306,7 @@ check_path(struct sem *s, struct expr_node *n)
         }
         json_object_set_new(s->env->used, el->ref, json_true());
         el->name = json_string_value(v);
+        el->name_len = json_string_length(v);
     }
 }
 
@@ -351,7 +352,9 @@ elem_equal(const struct path_elem *x, const struct path_elem *y)
 {
     if (x->is_index)
         return x->index == y->index;
-    return x->name != NULL && y->name != NULL && strcmp(x->name, y->name) == 0;
+    return x->name != NULL && y->name != NULL &&
+           x->name_len == y->name_len &&
+           memcmp(x->name, y->name, x->name_len) == 0;
 }
 
 static bool
@@ -639,8 +642,9 @@ check_cond(struct sem *s, struct expr_node *n)
         break;
     case NODE_IN:
         check_operands(s, n->args, n->nargs, true);
-        /* 100 operands in all, the left one included */
-        if (n->nargs > EXPR_IN_MAX)
+        /* 100 operands in all, the left one included (expression
+         * parameters only: legacy IN lists are unbounded) */
+        if (n->nargs > EXPR_IN_MAX && !s->e->legacy)
             SEM(s, S_ARGCOUNT, "The IN operator is provided with too many "
                 "operands; number of operands: %d", n->nargs);
         break;
@@ -796,6 +800,7 @@ resolve_expr(struct expr *e, struct expr_env *env, struct ddb_err *err)
 
 struct kc_item {
     const char *attr;
+    size_t attr_len;                /* a name may hold NUL */
     enum keycond_op op;
     const json_t *v[2];
     int nv;
@@ -874,6 +879,7 @@ kc_walk(const struct expr_node *n, struct kc_item *items, int *nitems)
                 return "KeyConditionExpressions cannot have conditions on "
                        "nested attributes";
             it.attr = a->path.el[0].name;
+            it.attr_len = a->path.el[0].name_len;
             attr_ix = i;
         } else if (a->type == NODE_VALUE) {
             if (it.nv < 2)
@@ -888,7 +894,8 @@ kc_walk(const struct expr_node *n, struct kc_item *items, int *nitems)
         return "Invalid condition in KeyConditionExpression: No key "
                "attribute specified";
     for (i = 0; i < *nitems && i < KC_MAX; i++)
-        if (strcmp(items[i].attr, it.attr) == 0)
+        if (items[i].attr_len == it.attr_len &&
+            memcmp(items[i].attr, it.attr, it.attr_len) == 0)
             return "Invalid KeyConditionExpression: KeyConditionExpressions "
                    "must only contain one condition per key";
     if (n->type == NODE_CMP)
@@ -909,7 +916,8 @@ kc_find(const struct kc_item *items, int n, const char *attr)
     int i;
 
     for (i = 0; i < n; i++)
-        if (strcmp(items[i].attr, attr) == 0)
+        if (items[i].attr_len == strlen(attr) &&
+            memcmp(items[i].attr, attr, items[i].attr_len) == 0)
             return &items[i];
     return NULL;
 }

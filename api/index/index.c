@@ -338,15 +338,18 @@ index_sk_prefix(const uint8_t *v, size_t n, uint8_t *out)
     return c.len;
 }
 
-/* One index key attribute: 1 and its encoding in out, 0 if absent, -1 on
- * a wrong type or an empty value. */
+/* One index key attribute (a partition key one when is_hash): 1 and its
+ * encoding in out, 0 if absent, -1 on a wrong type, an empty value or a
+ * value over the key size limits. */
 static int
 idx_attr(const struct index_def *d, const json_t *item, const char *name,
-         char type, uint8_t *out, long *len, struct ddb_err *err)
+         char type, bool is_hash, uint8_t *out, long *len,
+         struct ddb_err *err)
 {
     const json_t *av = json_object_get(item, name);
     const char tstr[2] = { type, 0 };
     const char *actual, *s;
+    size_t size, max = is_hash ? KEY_HASH_MAX : KEY_RANGE_MAX;
 
     if (av == NULL)
         return 0;
@@ -359,14 +362,29 @@ idx_attr(const struct index_def *d, const json_t *item, const char *name,
                            actual != NULL ? actual : "NULL", d->name);
     }
     s = json_string_value(json_object_get(av, tstr));
-    if (type != 'N' && s != NULL && s[0] == '\0')
+    if (type != 'N' && s != NULL &&
+        json_string_length(json_object_get(av, tstr)) == 0)
         return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values are not valid. A "
-                           "value specified for a secondary index key is not "
-                           "supported. The AttributeValue for a key "
-                           "attribute cannot contain an empty %s value. "
-                           "IndexName: %s, IndexKey: %s",
+                           INDEX_EMPTY_KEY_MSG "%s value. IndexName: %s, "
+                           "IndexKey: %s",
                            type == 'S' ? "string" : "binary", d->name, name);
+    /* An index key value over 2048 bytes (partition) or 1024 (sort):
+     * "Size limit exceeded for Index Key componentId Actual Size: 2175
+     * bytes Max Size: 2048 bytes IndexName: work-sets-index" (DynamoDB,
+     * quoted in wellcomecollection/platform#2285, 2018, and in dynalite
+     * issue #35, 2015; the sort key's 1024 assumed to read alike). Numbers
+     * are never that long. */
+    if (type != 'N' && s != NULL) {
+        size = json_string_length(json_object_get(av, tstr));
+        if (type == 'B')
+            size = item_b64_len(s, size);
+        if (size > max)
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Size limit exceeded for Index Key %s Actual "
+                               "Size: %zu bytes Max Size: %zu bytes "
+                               "IndexName: %s", name, size, max, d->name);
+    }
     *len = key_encode_value(av, out);
     if (*len < 0)
         return ddb_err_set(err, DDB_VALIDATION,
@@ -435,8 +453,8 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
     for (i = 0; i < nkeys; i++) {
         struct comp *to = i < nhash ? pc : c;   /* NULL: the plain pk */
 
-        r = idx_attr(d, item, names[i], types[i], to != NULL ? v : ipk,
-                     to != NULL ? &len : &pk_len, err);
+        r = idx_attr(d, item, names[i], types[i], i < nhash,
+                     to != NULL ? v : ipk, to != NULL ? &len : &pk_len, err);
         if (r < 0)
             goto out;
         if (r == 0)
@@ -577,7 +595,7 @@ index_project(const struct index_def *d, const struct key_schema *base,
     size_t i;
 
     if (d->proj == INDEX_PROJ_ALL)
-        return json_deep_copy(item);
+        return json_clone(item);
     out = json_object();
     copy_attr(out, item, base->hash_name);
     copy_attr(out, item, base->range_name);
@@ -592,7 +610,7 @@ index_project(const struct index_def *d, const struct key_schema *base,
             copy_attr(out, item, json_string_value(n));
     /* Deep copy: the caller may store it while item is still in use. */
     {
-        json_t *cp = json_deep_copy(out);
+        json_t *cp = json_clone(out);
 
         json_decref(out);
         return cp;
@@ -681,7 +699,7 @@ index_plan(const struct index_set *s, const json_t *old,
         if (nin)
             nrow = index_project(d, &s->base, new_item);
         if (oin && nin && key_same(ok, nk)) {
-            if (json_equal(orow, nrow)) {
+            if (json_same(orow, nrow)) {
                 json_decref(nrow);
             } else {
                 p->units[i] = capacity_write_units(item_size(nrow));
@@ -733,7 +751,7 @@ index_guard_fn(void *arg, const json_t *old, json_t **new_item,
 
     (void)keep;
     if ((old == NULL) != (b->snap == NULL) ||
-        (old != NULL && !json_equal((json_t *)old, (json_t *)b->snap))) {
+        (old != NULL && !json_same(old, b->snap))) {
         b->changed = true;
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");

@@ -194,6 +194,12 @@ int index_mutate_gated(const struct index_set *s, struct stable *base,
  * partitions holding the collection are near the limit.
  */
 #define INDEX_COLLECTION_MSG "Collection size exceeded."
+
+/* The start of the refusal of an empty S or B index key value in a
+ * written item; "string value. IndexName: ..." or "binary ..." follows. */
+#define INDEX_EMPTY_KEY_MSG "One or more parameter values are not valid. " \
+    "A value specified for a secondary index key is not supported. The " \
+    "AttributeValue for a key attribute cannot contain an empty "
 int index_collection_check(const struct index_set *s, struct stable *base,
                            const struct item_key *k, const json_t *old,
                            const json_t *new_item, uint64_t limit,

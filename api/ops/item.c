@@ -155,30 +155,19 @@ static const char *const write_op_names[] = {
 };
 
 /*
- * DynamoDB reports some of the write operations' request errors inside
- * "1 validation error detected: " (eu-west-2 and us-east-1, 2026-10-09:
- * paritysuite/dynamodb-conformance tests/tier3/error-messages/
- * {putItem,updateItem,deleteItem}.test.ts): these, found while parsing
- * the expressions, and the two below, where ExpressionAttributeValues or
- * Names come without an expression (their ": ConditionExpression is null"
- * suffix dropped).
+ * PutItem, UpdateItem and DeleteItem report every error found before the
+ * table is read inside "1 validation error detected: ": the expression/
+ * legacy mix, malformed values (empty sets, NULL false), every expression
+ * error (syntax, undefined or unused names and values, empty expressions,
+ * redundant parentheses) and malformed Expected entries. The most recent
+ * recording is us-east-1's (paritysuite/dynamodb-conformance
+ * captures/cross-region-latest.json, 2026-09-20; eu-west-2 and us-east-1
+ * agree on 2026-10-09 in tests/tier3/error-messages/{putItem,updateItem,
+ * deleteItem}.test.ts). Errors found with the table (a key attribute
+ * updated, a key of the wrong type) stay bare. ExpressionAttributeValues
+ * or Names without an expression lose their ": ConditionExpression is
+ * null" suffix inside it.
  */
-static const char *const enveloped_prefixes[] = {
-    "ExpressionAttributeValues must not be empty",
-    "ExpressionAttributeNames must not be empty",
-    "Invalid ConditionExpression: The expression can not be empty;",
-    "Invalid ConditionExpression: An expression attribute value used in "
-    "expression is not defined",
-    "Invalid ConditionExpression: An expression attribute name used in the "
-    "document path is not defined",
-    AV_MSG_INVALID "Value must be provided when Exists is",
-    AV_MSG_INVALID "Value cannot be used when Exists is false",
-    AV_MSG_INVALID "Value and AttributeValueList cannot be used together",
-    AV_MSG_INVALID "Value or AttributeValueList must be used with",
-    AV_MSG_INVALID "Invalid number of argument(s) for the",
-    NULL
-};
-
 static const char *const enveloped_no_expr[] = {
     "ExpressionAttributeValues can only be specified when using "
     "expressions",
@@ -187,25 +176,37 @@ static const char *const enveloped_no_expr[] = {
     NULL
 };
 
-/* Put msg, or the prefix of it listed in prefixes when keep_prefix, into
- * the envelope when it starts with one of prefixes; always -1. */
+/* Whether msg already carries an "N validation error(s) detected: "
+ * envelope (the value layer's, av_current.c). */
+static bool
+has_envelope(const char *msg)
+{
+    const char *p = msg;
+
+    while (*p >= '0' && *p <= '9')
+        p++;
+    return p != msg && (strncmp(p, " validation error detected: ", 28) == 0
+                        || strncmp(p, " validation errors detected: ",
+                                   29) == 0);
+}
+
+/* Put a validation error into the envelope (the prefix of it listed in
+ * enveloped_no_expr alone when it starts with one); always -1. */
 static int
-envelope(struct ddb_err *err, const char *const *prefixes, bool keep_prefix)
+envelope(struct ddb_err *err)
 {
     char copy[DDB_ERR_MSG_MAX];
 
-    if (err == NULL || err->type != DDB_VALIDATION)
+    if (err == NULL || err->type != DDB_VALIDATION || has_envelope(err->msg))
         return -1;
-    for (size_t i = 0; prefixes[i] != NULL; i++) {
-        if (strncmp(err->msg, prefixes[i], strlen(prefixes[i])) != 0)
-            continue;
-        snprintf(copy, sizeof(copy), "%s", keep_prefix ? prefixes[i]
-                                                       : err->msg);
-        ddb_err_clear(err);
-        return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
-                           "detected: %.3000s", copy);
-    }
-    return -1;
+    snprintf(copy, sizeof(copy), "%s", err->msg);
+    for (size_t i = 0; enveloped_no_expr[i] != NULL; i++)
+        if (strncmp(copy, enveloped_no_expr[i],
+                    strlen(enveloped_no_expr[i])) == 0)
+            snprintf(copy, sizeof(copy), "%s", enveloped_no_expr[i]);
+    ddb_err_clear(err);
+    return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
+                       "detected: %.3000s", copy);
 }
 
 /* Past about 62 levels of nesting anywhere in the request, DynamoDB reads
@@ -251,10 +252,10 @@ write_prepare(struct write_req *w, struct ddb_err *err)
 
     if (req_exprs_begin_op(&w->x, w->params, write_op_names[w->kind],
                            err) != 0)
-        return envelope(err, enveloped_no_expr, true);
+        return envelope(err);
     if ((w->kind == WRITE_PUT ? write_take_item(w, err)
                               : write_take_key(w, err)) != 0)
-        return -1;
+        return envelope(err);
     if ((w->kind == WRITE_PUT ? w->item : w->key) == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
                            "detected: Value null at '%s' failed to satisfy "
@@ -273,7 +274,7 @@ write_prepare(struct write_req *w, struct ddb_err *err)
         return ddb_err_set(err, DDB_VALIDATION,
                            "Item size has exceeded the maximum allowed size");
     if (write_parse_exprs(w, err) != 0)
-        return envelope(err, enveloped_prefixes, false);
+        return envelope(err);
     return 0;
 }
 

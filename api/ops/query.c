@@ -154,11 +154,11 @@ sk_matches(const struct keycond *kc, const uint8_t *sk, size_t sk_len,
 static bool
 av_empty_key(const json_t *av)
 {
-    const char *s = json_string_value(json_object_get(av, "S"));
+    const json_t *s = json_object_get(av, "S");
 
-    if (s == NULL)
-        s = json_string_value(json_object_get(av, "B"));
-    return s != NULL && s[0] == '\0';
+    if (!json_is_string(s))
+        s = json_object_get(av, "B");
+    return json_is_string(s) && json_string_length(s) == 0;
 }
 
 /* ------------------------------------------------------------------------

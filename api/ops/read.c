@@ -134,7 +134,7 @@ read_esk_validate_values(struct read_req *r, struct ddb_err *err)
 
     if (esk == NULL || json_is_null(esk))
         return 0;
-    r->esk = json_deep_copy(esk);
+    r->esk = json_clone(esk);
     if (r->esk == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     if (item_validate(r->esk, err) == 0)
@@ -174,7 +174,7 @@ read_esk_piece(const json_t *esk, const char *name, char type, bool is_hash,
     s = json_string_value(v);
     if (s == NULL)
         return 0;
-    if (s[0] == '\0')
+    if (json_string_length(v) == 0)     /* "\u0000" is not empty */
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: The "
                            "AttributeValue for a key attribute cannot "

@@ -222,7 +222,7 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
         if ((json_str_is(mode, "TOTAL") || json_str_is(mode, "INDEXES")) &&
             e->reads != NULL)
             json_object_set_new(out, "ConsumedCapacity",
-                                json_deep_copy(e->reads));
+                                json_clone(e->reads));
         *resp = out;
         rc = 1;
     }
@@ -493,7 +493,7 @@ guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
     struct titem *ti = arg;
 
     if ((old == NULL) != (ti->snap == NULL) ||
-        (old != NULL && !json_equal((json_t *)old, ti->snap))) {
+        (old != NULL && !json_same(old, ti->snap))) {
         ti->stale = true;
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");
@@ -540,6 +540,7 @@ plan_indexes(struct api_ctx *ctx, struct titem *ti,
         ddb_err_clear(&e);
         if (rc == 0 && !keep &&
             index_plan(ti[i].w.set, ti[i].snap, nitem, ti[i].plan, err) != 0) {
+            write_index_error(&ti[i].w, err);
             json_decref(nitem);
             return -1;
         }

@@ -132,6 +132,11 @@ int write_run(struct api_ctx *ctx, struct write_req *w,
               const struct table_ref *tr, const struct item_key *k,
               double *idx_units, struct ddb_err *err);
 
+/* An UpdateExpression that makes a secondary index key an empty string
+ * or binary is refused in its own words, naming no index: rewrite err
+ * (index.c's INDEX_EMPTY_KEY_MSG) so when w is such an update. */
+void write_index_error(const struct write_req *w, struct ddb_err *err);
+
 /* Fill err with ConditionalCheckFailedException "The conditional request
  * failed", attaching old (borrowed, copied; may be NULL) as the error's
  * "Item" when params has ReturnValuesOnConditionCheckFailure ALL_OLD.

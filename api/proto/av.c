@@ -79,14 +79,18 @@ b64_decode(const char *s, size_t len, size_t *outlen)
  * Types
  * ---------------------------------------------------------------------- */
 
+/* k (klen bytes: a key may hold NUL, which no type name does) is a type
+ * name. */
 static bool
-is_av_type(const char *k)
+is_av_type(const char *k, size_t klen)
 {
     static const char *const types[] = {
         "S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"
     };
     size_t i;
 
+    if (strlen(k) != klen)
+        return false;
     for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         if (strcmp(k, types[i]) == 0)
             return true;
@@ -99,12 +103,13 @@ const char *
 av_type(const json_t *av)
 {
     const char *k, *found = NULL;
+    size_t klen;
     json_t *v;
 
     if (!json_is_object(av))
         return NULL;
-    json_object_foreach((json_t *)av, k, v) {
-        if (!is_av_type(k) || json_is_null(v))
+    json_object_keylen_foreach((json_t *)av, k, klen, v) {
+        if (!is_av_type(k, klen) || json_is_null(v))
             continue;
         if (found != NULL)
             return NULL;
@@ -237,7 +242,7 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
 {
     const char *k;
     json_t *v;
-    size_t i;
+    size_t i, klen;
 
     if (json_is_null(av))
         return 0;
@@ -250,7 +255,9 @@ ser_av(json_t *av, int depth, struct ddb_err *err)
                            "Unexpected value type in payload");
     if (depth > SER_DEPTH_MAX)
         return 0;
-    json_object_foreach(av, k, v) {
+    json_object_keylen_foreach(av, k, klen, v) {
+        if (strlen(k) != klen)
+            continue;                   /* not a member DynamoDB knows */
         if (strcmp(k, "S") == 0 || strcmp(k, "N") == 0) {
             if (ser_string(v, err) != 0)
                 return -1;
@@ -558,16 +565,16 @@ drop_junk(json_t *av)
 {
     const char *k;
     json_t *v, *junk = json_array();
-    size_t i;
+    size_t i, klen;
 
     if (junk == NULL)
         abort();
-    json_object_foreach(av, k, v) {
-        if (!is_av_type(k) || json_is_null(v))
-            json_array_append_new(junk, json_string(k));
+    json_object_keylen_foreach(av, k, klen, v) {
+        if (!is_av_type(k, klen) || json_is_null(v))
+            json_array_append_new(junk, json_stringn_nocheck(k, klen));
     }
     json_array_foreach(junk, i, v)
-        json_object_del(av, json_string_value(v));
+        json_object_deln(av, json_string_value(v), json_string_length(v));
     json_decref(junk);
 }
 
@@ -738,7 +745,7 @@ item_copy_validate(const json_t *req, const char *member, json_t **out,
     *out = NULL;
     if (m == NULL || json_is_null(m))
         return 0;
-    *out = json_deep_copy(m);
+    *out = json_clone(m);
     if (*out == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     if (item_validate(*out, err) != 0) {
@@ -761,7 +768,7 @@ av_size(const json_t *av)
 {
     const char *t = av_type(av), *k;
     const json_t *v, *e;
-    size_t i, size = 0;
+    size_t i, klen, size = 0;
 
     if (t == NULL)
         return 0;
@@ -800,8 +807,8 @@ av_size(const json_t *av)
         return size;
     case 'M':
         size = 3;
-        json_object_foreach((json_t *)v, k, e)
-            size += 1 + strlen(k) + av_size(e);
+        json_object_keylen_foreach((json_t *)v, k, klen, e)
+            size += 1 + klen + av_size(e);
         return size;
     }
     return 0;
@@ -814,12 +821,12 @@ item_size(const json_t *item)
 {
     const char *k;
     json_t *v;
-    size_t size = 0;
+    size_t klen, size = 0;
 
     if (!json_is_object(item))
         return 0;
-    json_object_foreach((json_t *)item, k, v)
-        size += strlen(k) + av_size(v);
+    json_object_keylen_foreach((json_t *)item, k, klen, v)
+        size += klen + av_size(v);
     return size;
 }
 
@@ -909,7 +916,7 @@ av_equal(const json_t *a, const json_t *b)
 {
     const char *ta = av_type(a), *tb = av_type(b), *k;
     const json_t *va, *vb, *e;
-    size_t i;
+    size_t i, klen;
 
     if (ta == NULL || tb == NULL || strcmp(ta, tb) != 0)
         return false;
@@ -936,8 +943,8 @@ av_equal(const json_t *a, const json_t *b)
     if (strcmp(ta, "M") == 0) {
         if (json_object_size(va) != json_object_size(vb))
             return false;
-        json_object_foreach((json_t *)va, k, e) {
-            const json_t *o = json_object_get(vb, k);
+        json_object_keylen_foreach((json_t *)va, k, klen, e) {
+            const json_t *o = json_object_getn(vb, k, klen);
 
             if (o == NULL || !av_equal(e, o))
                 return false;

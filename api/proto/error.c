@@ -73,6 +73,13 @@ static const struct {
         "RequestEntityTooLargeException", NS_CORAL_SVC, 413, KEY_LOWER },
     [DDB_INTERNAL] = {
         "InternalServerError", NS_DDB, 500, KEY_LOWER },
+    /* No DynamoDB table ever fills a disk, so DynamoDB has no error for
+     * it. InternalServerError is in every operation's model (each SDK has
+     * a class for it), is a server fault that SDKs retry, and says nothing
+     * is wrong with the request: the same request succeeds once space is
+     * free. A ValidationException would tell the caller to change it. */
+    [DDB_STORAGE_FULL] = {
+        "InternalServerError", NS_DDB, 500, KEY_LOWER },
 };
 
 static int

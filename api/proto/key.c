@@ -178,11 +178,11 @@ item_key_map(const struct key_schema *ks, const json_t *item)
         abort();
     v = json_object_get(item, ks->hash_name);
     if (v != NULL)
-        json_object_set_new(key, ks->hash_name, json_deep_copy(v));
+        json_object_set_new(key, ks->hash_name, json_clone(v));
     if (ks->range_type) {
         v = json_object_get(item, ks->range_name);
         if (v != NULL)
-            json_object_set_new(key, ks->range_name, json_deep_copy(v));
+            json_object_set_new(key, ks->range_name, json_clone(v));
     }
     return key;
 }

@@ -59,6 +59,9 @@ enum {
                                            when nothing before it failed */
     F_MAPKEYS_EARLY = 1 << 15,          /* a bad map key is reported ahead
                                            of every other member's errors */
+    F_ELEMLEN = 1 << 16,                /* list elements (strings) are
+                                           vminlen..vmaxlen long ("Member
+                                           must satisfy constraint: [...]") */
 };
 
 struct vfield {
@@ -70,7 +73,7 @@ struct vfield {
     const char *const *enums;           /* NULL-ended, in message order */
     const struct vfield *sub;           /* see enum vtype */
     const char *cls;                    /* class name used in messages */
-    long long vminlen, vmaxlen;         /* F_MAPVALLEN */
+    long long vminlen, vmaxlen;         /* F_MAPVALLEN, F_ELEMLEN */
 };
 
 /* A member whose value outside enums is reported alone, as msg, after

@@ -89,8 +89,11 @@ static const struct vfield ikse_elem = ELEM(ikse_fields, "KeySchemaElement");
 
 static const struct vfield proj_fields[] = {
     ENUM("ProjectionType", e_projtype),
-    { .name = "NonKeyAttributes", .type = T_LIST, .flags = F_MINLEN,
-      .minlen = 1, .sub = &model_str_elem },
+    /* NonKeyAttributeName is 1..255 characters (API reference,
+     * Projection), an empty name included. */
+    { .name = "NonKeyAttributes", .type = T_LIST,
+      .flags = F_MINLEN | F_ELEMLEN, .minlen = 1, .vminlen = 1,
+      .vmaxlen = 255, .sub = &model_str_elem },
     END
 };
 #define PROJECTION { .name = "Projection", .type = T_STRUCT, \

@@ -772,6 +772,22 @@ check_field(const struct vfield *f, const json_t *v, const char *path,
                  "equal to %lld", f->maxlen);
         add_length_error(f, v, path, msg, f->flags & F_GEN_MAX, ve);
     }
+    /* One entry for the list, naming the element type's constraints as
+     * the framework does for map values ("Map value must satisfy
+     * constraint: [...]", BatchWriteItem's recorded form). */
+    if ((f->flags & F_ELEMLEN) && json_is_array(v)) {
+        json_array_foreach(v, i, x) {
+            if (json_is_string(x) && (value_len(x) < f->vminlen ||
+                                      value_len(x) > f->vmaxlen)) {
+                snprintf(msg, sizeof(msg), "Member must satisfy constraint: "
+                         "[Member must have length less than or equal to "
+                         "%lld, Member must have length greater than or "
+                         "equal to %lld]", f->vmaxlen, f->vminlen);
+                add_error(ve, v, path, msg);
+                break;
+            }
+        }
+    }
     if ((f->type == T_INT || f->type == T_LONG) && json_is_number(v)) {
         long long n = int_value(v);
         json_t *shown = json_integer(n);
@@ -906,7 +922,7 @@ has_long_name(const json_t *v, const char *member, int depth)
 {
     const char *k;
     json_t *x;
-    size_t i;
+    size_t i, klen;
 
     if (depth > 200)                    /* deeper is rejected elsewhere */
         return false;
@@ -918,8 +934,8 @@ has_long_name(const json_t *v, const char *member, int depth)
         bool placeholders = names || (member != NULL &&
             strcmp(member, "ExpressionAttributeValues") == 0);
 
-        json_object_foreach((json_t *)v, k, x) {
-            if (!placeholders && strlen(k) > ATTR_NAME_MAX)
+        json_object_keylen_foreach((json_t *)v, k, klen, x) {
+            if (!placeholders && klen > ATTR_NAME_MAX)
                 return true;
             if (names && long_string(x))
                 return true;

@@ -156,7 +156,7 @@ tables_projection_desc(const json_t *proj)
                             json_object_get(proj, "ProjectionType"));
 
     if (json_is_array(nka))
-        json_object_set_new(out, "NonKeyAttributes", json_deep_copy(nka));
+        json_object_set_new(out, "NonKeyAttributes", json_clone(nka));
     return out;
 }
 
@@ -297,7 +297,7 @@ tables_desc_new(const struct api_ctx *ctx, const json_t *req,
     }
     json_object_set_new(desc, "WarmThroughput", warm_json(*nparts, "ACTIVE"));
     if (json_is_array(tags))
-        json_object_set_new(desc, PRIV_TAGS, json_deep_copy(tags));
+        json_object_set_new(desc, PRIV_TAGS, json_clone(tags));
     tables_set_status(ctx, desc, "CREATING", now);
     add_index_descs(ctx, req, desc, c->on_demand, gparts);
     if (json_has(req, "VectorIndexes"))
@@ -381,7 +381,7 @@ tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
     json_object_foreach((json_t *)desc, key, val) {
         if (strncmp(key, PRIV_PREFIX, strlen(PRIV_PREFIX)) == 0)
             continue;
-        json_object_set_new(out, key, json_deep_copy(val));
+        json_object_set_new(out, key, json_clone(val));
     }
     if (t != NULL) {
         add_stats(out, t, false);

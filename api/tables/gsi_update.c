@@ -136,7 +136,7 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
 json_t *
 tables_merged_defs(const json_t *desc, const json_t *req)
 {
-    json_t *defs = json_deep_copy(json_object_get(desc,
+    json_t *defs = json_clone(json_object_get(desc,
                                                   "AttributeDefinitions"));
     const json_t *el, *d;
     size_t i, j;
@@ -158,6 +158,109 @@ tables_merged_defs(const json_t *desc, const json_t *req)
                                                             "AttributeType")));
     }
     return defs;
+}
+
+/* The AttributeType defs gives attribute name, or NULL. */
+static const char *
+def_type_of(const json_t *defs, const char *name)
+{
+    const json_t *d;
+    size_t i;
+
+    json_array_foreach(defs, i, d)
+        if (json_str_is(json_object_get(d, "AttributeName"), name))
+            return tables_str(d, "AttributeType");
+    return NULL;
+}
+
+/* "Schema:[SchemaElement: key{a:S:HASH}, ...]" of KeySchema ks, the types
+ * from defs, appended to b. */
+static void
+schema_put(struct strbuf *b, const json_t *ks, const json_t *defs)
+{
+    const json_t *e;
+    const char *n, *t;
+    size_t i;
+
+    strbuf_puts(b, "Schema:[");
+    json_array_foreach(ks, i, e) {
+        n = tables_str(e, "AttributeName");
+        t = n != NULL ? def_type_of(defs, n) : NULL;
+        strbuf_printf(b, "%sSchemaElement: key{%s:%s:%s}", i ? ", " : "",
+                      n != NULL ? n : "", t != NULL ? t : "",
+                      tables_str(e, "KeyType") ? tables_str(e, "KeyType")
+                                               : "");
+    }
+    strbuf_puts(b, "]");
+}
+
+/* The key schema of the table or of one of its indexes that uses attribute
+ * name (the table's first, then the LSIs', then the GSIs'), or NULL. */
+static const json_t *
+schema_using(const json_t *desc, const char *name)
+{
+    static const char *const lists[] = { "LocalSecondaryIndexes",
+                                         "GlobalSecondaryIndexes" };
+    const json_t *ks = json_object_get(desc, "KeySchema"), *x, *e;
+    size_t i, j, l;
+
+    json_array_foreach(ks, i, e)
+        if (json_str_is(json_object_get(e, "AttributeName"), name))
+            return ks;
+    for (l = 0; l < 2; l++)
+        json_array_foreach(json_object_get(desc, lists[l]), j, x) {
+            ks = json_object_get(x, "KeySchema");
+            json_array_foreach(ks, i, e)
+                if (json_str_is(json_object_get(e, "AttributeName"), name))
+                    return ks;
+        }
+    return NULL;
+}
+
+/*
+ * A new GSI's key attribute keeps the type the table already gives it:
+ * DynamoDB answers "One or more parameter values were invalid: Attributes
+ * cannot be redefined. Please check that your attribute has the same type
+ * as previously defined. Existing schema: Schema:[SchemaElement:
+ * key{xyz:S:HASH}] New schema: Schema:[SchemaElement: key{xyz:N:HASH}]"
+ * (recorded in Alternator's test_gsi_updatetable.py,
+ * test_gsi_key_type_conflict_on_update). How several elements are joined
+ * (", ", Java's list form) and which existing schema is named when more
+ * than one uses the attribute (the table's first) are our choice.
+ */
+static int
+check_redefined(const json_t *desc, const json_t *req, const json_t *a,
+                struct ddb_err *err)
+{
+    const json_t *defs = json_object_get(desc, "AttributeDefinitions");
+    const json_t *ks = json_object_get(a, "KeySchema"), *e, *used;
+    const json_t *rdefs = json_object_get(req, "AttributeDefinitions");
+    const char *n, *old, *new_type;
+    struct strbuf b = { 0 };
+    size_t i;
+
+    json_array_foreach(ks, i, e) {
+        n = tables_str(e, "AttributeName");
+        if (n == NULL)
+            continue;
+        old = def_type_of(defs, n);
+        new_type = def_type_of(rdefs, n);
+        used = schema_using(desc, n);
+        if (old == NULL || new_type == NULL || used == NULL ||
+            strcmp(old, new_type) == 0)
+            continue;
+        strbuf_puts(&b, "One or more parameter values were invalid: "
+                    "Attributes cannot be redefined. Please check that "
+                    "your attribute has the same type as previously "
+                    "defined. Existing schema: ");
+        schema_put(&b, used, defs);
+        strbuf_puts(&b, " New schema: ");
+        schema_put(&b, ks, rdefs);
+        ddb_err_set(err, DDB_VALIDATION, "%s", b.s);
+        strbuf_free(&b);
+        return -1;
+    }
+    return 0;
 }
 
 /* Create the hidden table of the new index gd (nparts partitions), publish
@@ -239,7 +342,8 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     long long r, w;
     int rc = -1;
 
-    if (gsi_create_check(desc, a, on_demand, err) != 0)
+    if (gsi_create_check(desc, a, on_demand, err) != 0 ||
+        check_redefined(desc, req, a, err) != 0)
         return -1;
     defs = tables_merged_defs(desc, req);
     if (!json_has(req, "AttributeDefinitions")) {

@@ -145,7 +145,7 @@ fault_parse(const json_t *req, struct fault_rule *r, struct ddb_err *err)
                 return -1;
             canon = json_pack("{s:s}", "N", buf);
         } else {
-            canon = json_deep_copy(key);
+            canon = json_clone(key);
         }
         len = canon != NULL ? key_encode_value(canon, r->kb) : -1;
         if (len < 0) {

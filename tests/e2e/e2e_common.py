@@ -144,14 +144,15 @@ def dynalite_differs(reason):
 BIN = os.environ.get("SHARDLOCAL_BIN")
 
 
-def start_private_server(data_dir, port_file, *extra):
-    """Start BIN on a free port (extra flags appended); wait for the port
-    file and GET /. Returns (Popen, url); the caller kills it."""
+def start_private_server(data_dir, port_file, *extra, prefix=()):
+    """Start BIN on a free port (extra flags appended; prefix, a command
+    such as nsenter's, before it); wait for the port file and GET /.
+    Returns (Popen, url); the caller kills it."""
     if os.path.exists(port_file):
         os.unlink(port_file)
     log = open(os.path.join(os.path.dirname(port_file), "server.log"), "ab")
-    args = [BIN, "--port", "0", "--host", "127.0.0.1",
-            "--port-file", port_file]
+    args = list(prefix) + [BIN, "--port", "0", "--host", "127.0.0.1",
+                           "--port-file", port_file]
     if data_dir is not None:
         args += ["--data-dir", data_dir]
     proc = subprocess.Popen(args + list(extra), stdout=log, stderr=log)

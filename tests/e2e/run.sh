@@ -131,7 +131,7 @@ fi
 # Every tests/e2e/test_*.py runs in the py suites; the ones below start
 # their own servers or need a newer client, so only the py suite runs them
 # (test_throttling has its own "throttle" line in the summary).
-PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling test_demo"
+PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling test_demo test_disk_full"
 PY_OWN_SERVER="$PY_OWN_SERVER test_vector_durability test_vector_lifecycle"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
@@ -160,7 +160,7 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_vector_durability \
+            test_lifecycle test_demo test_disk_full test_vector_durability \
             test_vector_lifecycle ;;
     py-old)
         if [ -n "$PY_OLD" ]; then

@@ -248,11 +248,17 @@ class BatchWriteTest(BatchCase):
 
     @dynalite_differs(JAVA_MAP)
     def test_empty_and_missing_request_items(self):
+        # us-east-1, 2026-10-07 (paritysuite/dynamodb-conformance
+        # captures/2026-10-07-batch-empty-request-items.json, the most
+        # recent recording): an empty map gets the bespoke sentence, after
+        # the framework's checks (an enum error still comes first).
         self.assertValidation(
-            self.u.batch_write_item,
-            "1 validation error detected: Value at 'RequestItems' "
-            "failed to satisfy constraint: Member must have length greater "
-            "than or equal to 1", RequestItems={})
+            self.u.batch_write_item, "The requestItems parameter is "
+            "required for BatchWriteItem", RequestItems={})
+        self.assertValidation(
+            self.u.batch_write_item, prefix="1 validation error detected: "
+            "Value 'hi' at 'returnConsumedCapacity'", RequestItems={},
+            ReturnConsumedCapacity="hi")
         self.assertValidation(
             self.u.batch_write_item,
             "1 validation error detected: Value '{%s=[]}' at "

@@ -2,7 +2,12 @@
 # test_durability.py - every acknowledged PutItem survives SIGKILL: start a
 # private server on a temp data dir, write from several threads, kill -9 it
 # mid-load, restart on the same directory, read every acknowledged key.
+# Also: --durability power-loss fsyncs every commit (counted with strace),
+# and the data directory is private (0700, files 0600).
+import os
+import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -129,6 +134,104 @@ class DurabilityTest(OwnServerCase):
                                       Key={"pk": {"S": "k"}},
                                       ConsistentRead=True)
         self.assertEqual(r.get("Item"), {"pk": {"S": "k"}})
+
+    # --- --durability ---------------------------------------------------
+
+    def count_syncs(self, *extra):
+        """fsync/fdatasync calls the server makes for 30 PutItems, counted
+        by strace attached to all its threads; None if strace cannot."""
+        self.proc, url = start_server(self.data, self.port_file, *extra)
+        c = make_client(url)
+        c.create_table(TableName="sync", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk",
+                                              "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        c.put_item(TableName="sync", Item={"pk": {"S": "warm"}})
+        out = os.path.join(self.dir, "strace.out")
+        tr = subprocess.Popen(["strace", "-f", "-qq", "-e",
+                               "trace=fsync,fdatasync", "-o", out, "-p",
+                               str(self.proc.pid)],
+                              stderr=subprocess.DEVNULL)
+        time.sleep(0.5)                 # attached to every thread
+        if tr.poll() is not None:
+            return None
+        for i in range(30):
+            c.put_item(TableName="sync", Item={"pk": {"S": "k%d" % i}})
+        tr.send_signal(signal.SIGINT)
+        tr.wait(10)
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.data)
+        os.mkdir(self.data)
+        with open(out) as f:
+            return sum(1 for line in f if "sync(" in line)
+
+    @unittest.skipUnless(shutil.which("strace"), "needs strace")
+    def test_power_loss_durability_fsyncs_every_commit(self):
+        normal = self.count_syncs()
+        if normal is None:
+            self.skipTest("strace cannot attach here")
+        full = self.count_syncs("--durability", "power-loss")
+        # Default: the WAL is only synced at checkpoints (none in 30
+        # small commits); power-loss: at least one per acknowledged write.
+        print("fsyncs for 30 PutItems: %d (process-crash), %d "
+              "(power-loss)" % (normal, full))
+        self.assertLess(normal, 5)
+        self.assertGreaterEqual(full, 30)
+
+    def test_power_loss_durability_keeps_acknowledged_writes(self):
+        self.proc, url = start_server(self.data, self.port_file,
+                                      "--durability", "power-loss")
+        c = make_client(url)
+        c.create_table(TableName="plt", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk",
+                                              "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        for i in range(20):
+            c.put_item(TableName="plt", Item={"pk": {"S": "k%d" % i}})
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.proc, url = start_server(self.data, self.port_file,
+                                      "--durability", "power-loss")
+        r = make_client(url).scan(TableName="plt", ConsistentRead=True)
+        self.assertEqual(r["Count"], 20)
+
+    # --- permissions ------------------------------------------------------
+
+    def check_private(self, umask):
+        """A data directory the server creates under umask: directories
+        0700 and files 0600 (less what the umask takes away)."""
+        data = os.path.join(self.dir, "fresh-%o" % umask)
+        old = os.umask(umask)
+        try:
+            self.proc, url = start_server(data, self.port_file)
+        finally:
+            os.umask(old)
+        c = make_client(url)
+        c.create_table(TableName="perm", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk",
+                                              "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        c.put_item(TableName="perm", Item={"pk": {"S": "k"}})
+        seen = 0
+        for root, dirs, files in os.walk(data):
+            for d in [root]:
+                self.assertEqual(stat.S_IMODE(os.stat(d).st_mode),
+                                 0o700 & ~umask, d)
+            for f in files:
+                p = os.path.join(root, f)
+                self.assertEqual(stat.S_IMODE(os.stat(p).st_mode),
+                                 0o600 & ~umask, p)
+                seen += 1
+        # LOCK, RESERVE, the catalog and its WAL, partitions and WALs
+        self.assertGreater(seen, 6)
+        self.proc.kill()
+        self.proc.wait()
+
+    def test_data_directory_is_private(self):
+        # Before: the directory 0755 and the catalog 0644 under umask 022.
+        self.check_private(0o022)
+        self.check_private(0o027)       # a stricter umask still applies
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ from test_items import ItemCase
 
 RNF = "ResourceNotFoundException"
 SCHEMA = "The provided key element does not match the schema"
+# PutItem, UpdateItem and DeleteItem put what they refuse before reading
+# the table inside this envelope (us-east-1, 2026-09-20:
+# paritysuite/dynamodb-conformance captures/cross-region-latest.json, the
+# most recent recording; dynalite has the older, bare wording).
+ENV = "1 validation error detected: "
+OLDER = "has the older, unenveloped wording"
 
 
 def nest(depth):
@@ -66,44 +72,49 @@ class ErrorsTest(ItemCase):
             "AttributeValue for a key attribute cannot contain an empty "
             "string value. Key: pk", item={"pk": {"S": ""}})
 
+    @dynalite_differs(OLDER)
     def test_reserved_words(self):
         self.assertValidation(
-            self.c.update_item, "Invalid UpdateExpression: Attribute name is "
-            "a reserved keyword; reserved keyword: status",
+            self.c.update_item, ENV + "Invalid UpdateExpression: Attribute "
+            "name is a reserved keyword; reserved keyword: status",
             TableName=self.t, Key={"pk": {"S": "r"}},
             UpdateExpression="SET status = :v",
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
-            self.c.update_item, "Invalid UpdateExpression: Attribute name is "
-            "a reserved keyword; reserved keyword: Status",
+            self.c.update_item, ENV + "Invalid UpdateExpression: Attribute "
+            "name is a reserved keyword; reserved keyword: Status",
             TableName=self.t, Key={"pk": {"S": "r"}},
             UpdateExpression="SET Status = :v",
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
-            self.c.put_item, "Invalid ConditionExpression: Attribute name is "
-            "a reserved keyword; reserved keyword: data",
+            self.c.put_item, ENV + "Invalid ConditionExpression: Attribute "
+            "name is a reserved keyword; reserved keyword: data",
             TableName=self.t, Item={"pk": {"S": "r"}},
             ConditionExpression="attribute_not_exists(data)")
 
+    @dynalite_differs(OLDER)
     def test_unused_and_undefined_placeholders(self):
         self.assertValidation(
-            self.c.update_item, "Value provided in ExpressionAttributeValues "
-            "unused in expressions: keys: {:unused}",
+            self.c.update_item, ENV + "Value provided in "
+            "ExpressionAttributeValues unused in expressions: keys: "
+            "{:unused}",
             TableName=self.t, Key={"pk": {"S": "u"}},
             UpdateExpression="SET a = :v",
             ExpressionAttributeValues={":v": {"S": "x"},
                                        ":unused": {"S": "y"}})
         self.assertValidation(
-            self.c.update_item, "Value provided in ExpressionAttributeNames "
-            "unused in expressions: keys: {#unused}",
+            self.c.update_item, ENV + "Value provided in "
+            "ExpressionAttributeNames unused in expressions: keys: "
+            "{#unused}",
             TableName=self.t, Key={"pk": {"S": "u"}},
             UpdateExpression="SET a = :v",
             ExpressionAttributeNames={"#unused": "b"},
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
-            self.c.update_item, "Invalid UpdateExpression: An expression "
-            "attribute value used in expression is not defined; attribute "
-            "value: :missing", TableName=self.t, Key={"pk": {"S": "u"}},
+            self.c.update_item, ENV + "Invalid UpdateExpression: An "
+            "expression attribute value used in expression is not defined; "
+            "attribute value: :missing", TableName=self.t,
+            Key={"pk": {"S": "u"}},
             UpdateExpression="SET a = :missing",
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
@@ -120,13 +131,14 @@ class ErrorsTest(ItemCase):
     @dynalite_differs("reports its own parser's syntax errors")
     def test_syntax_error(self):
         self.assertValidation(
-            self.c.update_item, prefix="Invalid UpdateExpression: Syntax "
-            "error; token: ", TableName=self.t, Key={"pk": {"S": "s"}},
+            self.c.update_item, prefix=ENV + "Invalid UpdateExpression: "
+            "Syntax error; token: ", TableName=self.t, Key={"pk": {"S": "s"}},
             UpdateExpression="SET a = = :v",
             ExpressionAttributeValues={":v": {"S": "x"}})
         self.assertValidation(
-            self.c.update_item, "Invalid UpdateExpression: The expression "
-            "can not be empty;", TableName=self.t, Key={"pk": {"S": "s"}},
+            self.c.update_item, ENV + "Invalid UpdateExpression: The "
+            "expression can not be empty;", TableName=self.t,
+            Key={"pk": {"S": "s"}},
             UpdateExpression="")
 
     def test_mixing_expression_and_legacy(self):
@@ -137,9 +149,10 @@ class ErrorsTest(ItemCase):
             TableName=self.t, Key={"pk": {"S": "m"}}, AttributesToGet=["a"],
             ProjectionExpression="a")
 
+    @dynalite_differs(OLDER)
     def test_mixing_condition_and_expected(self):
         self.assertValidation(
-            self.put, "Can not use both expression and non-expression "
+            self.put, ENV + "Can not use both expression and non-expression "
             "parameters in the same request: Non-expression parameters: "
             "{Expected} Expression parameters: {ConditionExpression}",
             item={"pk": {"S": "m"}}, Expected={"a": {"Exists": False}},
@@ -159,7 +172,12 @@ class ErrorsTest(ItemCase):
                                             "v": {"S": "x" * 409600}})
         self.put({"pk": {"S": "big"}, "v": {"S": "x" * 400000}})
 
+    @dynalite_differs(OLDER)
     def test_bad_attribute_values(self):
+        # PutItem puts them all in the envelope and prints sets JSON-style
+        # (us-east-1, 2026-09-20 and, for NULL false, 2026-10-07:
+        # paritysuite captures). No recording shows the two "Supplied
+        # AttributeValue" messages in a PutItem: they follow the rest.
         cases = [
             ({"SS": []}, "One or more parameter values were invalid: An "
                          "string set  may not be empty"),
@@ -167,14 +185,11 @@ class ErrorsTest(ItemCase):
                          "number set  may not be empty"),
             ({"BS": []}, "One or more parameter values were invalid: Binary "
                          "sets should not be empty"),
-            # PutItem wraps these in the "1 validation error detected: "
-            # prefix and prints sets JSON-style (recorded from DynamoDB).
-            ({"SS": ["a", "a"]}, "1 validation error detected: One or more "
-                                 "parameter values were invalid: Input "
-                                 "collection [\"a\", \"a\"] contains "
+            ({"SS": ["a", "a"]}, "One or more parameter values were invalid: "
+                                 "Input collection [\"a\", \"a\"] contains "
                                  "duplicates."),
-            ({"N": "abc"}, "1 validation error detected: The parameter "
-                           "cannot be converted to a numeric value: abc"),
+            ({"N": "abc"}, "The parameter cannot be converted to a numeric "
+                           "value: abc"),
             ({"S": "a", "N": "1"}, "Supplied AttributeValue has more than "
                                    "one datatypes set, must contain exactly "
                                    "one of the supported datatypes"),
@@ -183,36 +198,39 @@ class ErrorsTest(ItemCase):
             ({"NULL": False}, "One or more parameter values were invalid: "
                               "Null attribute value types must have the "
                               "value of true"),
-            ({"M": {"x": {"N": "1e999"}}}, "1 validation error detected: "
-                                           "Number overflow. Attempting to "
+            ({"M": {"x": {"N": "1e999"}}}, "Number overflow. Attempting to "
                                            "store a number with magnitude "
                                            "larger than supported range"),
         ]
         for value, msg in cases:
             with self.subTest(value=value):
-                self.assertValidation(self.put, msg,
+                self.assertValidation(self.put, ENV + msg,
                                       item={"pk": {"S": "bad"}, "a": value})
         self.assertEqual(self.c.get_item(TableName=self.t,
                                          Key={"pk": {"S": "bad"}}).get("Item"),
                          None)
 
+    @dynalite_differs(OLDER)
     def test_bad_value_in_expression_values(self):
         self.assertValidation(
-            self.c.update_item, "ExpressionAttributeValues contains invalid "
-            "value: One or more parameter values were invalid: An string set "
-            " may not be empty for key :v", TableName=self.t,
+            self.c.update_item, ENV + "ExpressionAttributeValues contains "
+            "invalid value: One or more parameter values were invalid: An "
+            "string set  may not be empty for key :v", TableName=self.t,
             Key={"pk": {"S": "e"}}, UpdateExpression="SET a = :v",
             ExpressionAttributeValues={":v": {"SS": []}})
 
     @dynalite_differs("has no nesting limit")
     def test_nesting_limit(self):
         # 32 levels in all: 31 maps around a scalar are accepted, 32 are
-        # not (measured on DynamoDB by the dynoxide and Alternator projects).
+        # not (measured on DynamoDB by the dynoxide and Alternator projects),
+        # in the envelope (UpdateItem's 32-level value, us-east-1,
+        # 2026-09-20: paritysuite captures/cross-region-latest.json).
         self.put({"pk": {"S": "nest_ok"}, "a": nest(31)})
         for depth in (32, 40):
             self.assertValidation(
-                self.put, prefix="Nesting Levels have exceeded supported "
-                "limits", item={"pk": {"S": "nest_bad"}, "a": nest(depth)})
+                self.put, prefix=ENV + "Nesting Levels have exceeded "
+                "supported limits",
+                item={"pk": {"S": "nest_bad"}, "a": nest(depth)})
 
     def test_enum_values(self):
         self.assertValidation(
@@ -255,6 +273,7 @@ class ErrorsTest(ItemCase):
         self.c.describe_table(TableName=self.t)
 
 
+@dynalite_differs(OLDER)
 class ExpressionErrorsTest(E2ECase):
     @classmethod
     def setUpClass(cls):
@@ -263,19 +282,24 @@ class ExpressionErrorsTest(E2ECase):
         cls.c.put_item(TableName=cls.t, Item={"pk": {"S": "e"},
                                               "n": {"N": "1"}})
 
+    # Expression errors are found before the table is read: in the
+    # envelope (ENV) unless bare, for those found on the item.
     def cond(self, expr, values=None, message=None, prefix=None):
         args = dict(TableName=self.t, Key={"pk": {"S": "e"}},
                     ConditionExpression=expr)
         if values:
             args["ExpressionAttributeValues"] = values
-        self.assertValidation(self.c.delete_item, message, prefix, **args)
+        self.assertValidation(self.c.delete_item, message and ENV + message,
+                              prefix and ENV + prefix, **args)
 
-    def upd(self, expr, values=None, message=None, prefix=None):
+    def upd(self, expr, values=None, message=None, prefix=None, bare=False):
         args = dict(TableName=self.t, Key={"pk": {"S": "e"}},
                     UpdateExpression=expr)
         if values:
             args["ExpressionAttributeValues"] = values
-        self.assertValidation(self.c.update_item, message, prefix, **args)
+        env = "" if bare else ENV
+        self.assertValidation(self.c.update_item, message and env + message,
+                              prefix and env + prefix, **args)
 
     def test_condition_errors(self):
         self.cond("nosuch(n)", message="Invalid ConditionExpression: Invalid "
@@ -313,7 +337,7 @@ class ExpressionErrorsTest(E2ECase):
                  "list_append, number of operands: 1")
         self.upd("SET a = nothere + :one", {":one": {"N": "1"}},
                  message="The provided expression refers to an attribute "
-                 "that does not exist in the item")
+                 "that does not exist in the item", bare=True)
         self.upd("SET a = if_not_exists(:v, n)", {":v": {"N": "1"}},
                  message="Invalid UpdateExpression: Operator or function "
                  "requires a document path; operator or function: "

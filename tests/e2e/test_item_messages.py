@@ -31,7 +31,8 @@ class ExpressionMapTest(E2ECase):
 
     # An empty name: "ExpressionAttributeNames contains invalid value:
     # Empty attribute name for key #DE" is what applications match on
-    # (DynamoDB and DynamoDB Local answer it).
+    # (DynamoDB and DynamoDB Local answer it); UpdateItem puts it in the
+    # write envelope (WriteEnvelopeTest), GetItem does not.
     @dynalite_differs("accepts an empty attribute name")
     def test_empty_attribute_name(self):
         self.assertValidation(
@@ -39,8 +40,9 @@ class ExpressionMapTest(E2ECase):
             UpdateExpression="SET #y = :v",
             ExpressionAttributeNames={"#y": ""},
             ExpressionAttributeValues={":v": {"S": "b"}},
-            message="ExpressionAttributeNames contains invalid value: "
-                    "Empty attribute name for key #y")
+            message="1 validation error detected: ExpressionAttributeNames "
+                    "contains invalid value: Empty attribute name for key "
+                    "#y")
         self.assertValidation(
             self.c.get_item, TableName=self.t, Key={"pk": {"S": "a"}},
             ProjectionExpression="#a, #b",
@@ -53,7 +55,8 @@ class ExpressionMapTest(E2ECase):
 
     # "The maximum length of any single expression attribute name or
     # expression attribute value is 255 bytes. For example, #name is five
-    # bytes" (developer guide, expression parameter limits).
+    # bytes" (developer guide, expression parameter limits); UpdateItem in
+    # the write envelope (WriteEnvelopeTest).
     @dynalite_differs("no placeholder length limit")
     def test_placeholder_length(self):
         name = "#" + "n" * 254                      # 255 bytes: fine
@@ -72,9 +75,9 @@ class ExpressionMapTest(E2ECase):
             self.c.update_item, TableName=self.t, Key={"pk": {"S": "a"}},
             UpdateExpression="SET x = " + val,
             ExpressionAttributeValues={val: {"S": "b"}},
-            message="ExpressionAttributeValues contains invalid key: The "
-                    "expression attribute map contains a key that is too "
-                    "long")
+            message="1 validation error detected: ExpressionAttributeValues "
+                    "contains invalid key: The expression attribute map "
+                    "contains a key that is too long")
         val = ":" + "v" * 254
         self.c.update_item(TableName=self.t, Key={"pk": {"S": "p"}},
                            UpdateExpression="SET x = " + val,
@@ -393,7 +396,11 @@ class WriteEnvelopeTest(E2ECase):
     """PutItem, UpdateItem and DeleteItem report their request-validation
     errors inside the "1 validation error detected: " envelope (eu-west-2
     and us-east-1, 2026-10-09: paritysuite/dynamodb-conformance tests/tier3/
-    error-messages/{putItem,updateItem,deleteItem}.test.ts)."""
+    error-messages/{putItem,updateItem,deleteItem}.test.ts). Older
+    recordings disagree on the expression errors; the most recent one,
+    us-east-1 on 2026-09-20 (paritysuite captures/cross-region-latest.json),
+    envelopes every one of them, and the mix of expression and legacy
+    parameters, but not what is found with the table."""
 
     @classmethod
     def setUpClass(cls):
@@ -469,6 +476,74 @@ class WriteEnvelopeTest(E2ECase):
                          ExpressionAttributeValues={":w": {"S": "x"}}),
             one("Invalid ConditionExpression: An expression attribute value "
                 "used in expression is not defined; attribute value: :v"))
+
+    def test_expression_errors(self):
+        upd = dict(UpdateExpression="SET attr1 = :v",
+                   ExpressionAttributeValues={":v": {"S": "val"}})
+        cases = [
+            ("put_item", dict(ConditionExpression="attribute_not_exists(pk)",
+                              Expected={"pk": {"Exists": False}}),
+             "Can not use both expression and non-expression parameters in "
+             "the same request: Non-expression parameters: {Expected} "
+             "Expression parameters: {ConditionExpression}"),
+            ("put_item", dict(ConditionExpression="((attribute_not_exists("
+                                                  "pk)))"),
+             "Invalid ConditionExpression: The expression has redundant "
+             "parentheses;"),
+            ("put_item", dict(ConditionExpression="contains(#a, #a)",
+                              ExpressionAttributeNames={"#a": "data"}),
+             "Invalid ConditionExpression: The first operand must be "
+             "distinct from the remaining operands for this operator or "
+             "function; operator: contains, first operand: [data]"),
+            ("update_item", dict(UpdateExpression="INVALID SYNTAX HERE",
+                                 ExpressionAttributeValues={
+                                     ":v": {"S": "val"}}),
+             'Invalid UpdateExpression: Syntax error; token: "INVALID", '
+             'near: "INVALID SYNTAX"'),
+            ("update_item", dict(upd, ExpressionAttributeNames={
+                "#unused": "someattr"}),
+             "Value provided in ExpressionAttributeNames unused in "
+             "expressions: keys: {#unused}"),
+            ("update_item", dict(upd, ExpressionAttributeValues={
+                ":v": {"S": "val"}, ":unused": {"S": "extra"}}),
+             "Value provided in ExpressionAttributeValues unused in "
+             "expressions: keys: {:unused}"),
+            ("update_item", dict(UpdateExpression="SET attr1 = :v"),
+             "Invalid UpdateExpression: An expression attribute value used "
+             "in expression is not defined; attribute value: :v"),
+            ("update_item", dict(upd, AttributeUpdates={
+                "attr1": {"Value": {"S": "val"}, "Action": "PUT"}}),
+             "Can not use both expression and non-expression parameters in "
+             "the same request: Non-expression parameters: "
+             "{AttributeUpdates} Expression parameters: {UpdateExpression}"),
+            ("update_item", dict(UpdateExpression=""),
+             "Invalid UpdateExpression: The expression can not be empty;"),
+            ("delete_item", dict(ConditionExpression="a = :v",
+                                 ExpressionAttributeValues={
+                                     ":v": {"S": "x"}, ":unused": {"S": "y"}}),
+             "Value provided in ExpressionAttributeValues unused in "
+             "expressions: keys: {:unused}"),
+        ]
+        for op, kw, want in cases:
+            with self.subTest(op=op, want=want):
+                self.assertEqual(self.message(op, **kw), one(want))
+
+    def test_item_values(self):
+        # PutItem's empty sets and NULL false (us-east-1: 2026-09-20 and
+        # captures/2026-10-07-batch-empty-request-items.json's
+        # nullRoundTrip, the most recent recordings).
+        for value, want in (
+                ({"SS": []}, "An string set  may not be empty"),
+                ({"NS": []}, "An number set  may not be empty"),
+                ({"BS": []}, "Binary sets should not be empty"),
+                ({"NULL": False}, "Null attribute value types must have the "
+                                  "value of true")):
+            e = self.assertError(self.u.put_item, "ValidationException",
+                                 TableName=self.t,
+                                 Item={"pk": {"S": "em-envelope"},
+                                       "bad": value})
+            self.assertEqual(e.response["Error"]["Message"],
+                             one(INVALID + want))
 
     def test_after_the_table_no_envelope(self):
         self.assertEqual(

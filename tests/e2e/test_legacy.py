@@ -74,6 +74,36 @@ class LegacyTest(E2ECase):
                         ScanFilter={"name": cond("CONTAINS", {"S": "m7"})})
         self.assertEqual(self.sks(r), [7])
 
+    # A legacy IN takes tens of thousands of values: the issue's recording
+    # of DynamoDB accepts at least 27,500 in ScanFilter and QueryFilter
+    # (issue 18); the 100-operand limit is FilterExpression's own (the
+    # developer guide's expression limits). Strings, numbers and binaries
+    # each match by value.
+    def test_long_in_lists(self):
+        nums = [{"N": str(i * 7)} for i in range(27500)]
+        nums[12345] = {"N": "5.0"}                 # equal to 5
+        r = self.c.scan(TableName=self.t,
+                        ScanFilter={"sk": cond("IN", *nums)})
+        self.assertEqual(sorted(self.sks(r)), [0, 5, 7])
+        names = [{"S": "name%d" % i} for i in range(30000)]
+        names.append({"S": "item6"})
+        r = self.c.query(TableName=self.t,
+                         KeyConditions={"pk": cond("EQ", {"S": "p"})},
+                         QueryFilter={"name": cond("IN", *names)})
+        self.assertEqual(self.sks(r), [6])
+        r = self.c.scan(TableName=self.t, ScanFilter={"tag": cond(
+            "IN", *[{"B": b"%d" % i} for i in range(28000)])})
+        self.assertEqual(r["Items"], [])
+        with self.assertRaises(self.c.exceptions.ClientError) as cm:
+            self.c.scan(TableName=self.t, FilterExpression="sk IN (%s)" %
+                        ", ".join(":v%d" % i for i in range(100)),
+                        ExpressionAttributeValues={
+                            ":v%d" % i: {"N": str(i)} for i in range(100)})
+        self.assertEqual(cm.exception.response["Error"]["Message"],
+                         "Invalid FilterExpression: The IN operator is "
+                         "provided with too many operands; number of "
+                         "operands: 101")
+
     @dynalite_differs("ConditionalOperator OR stops at the first false")
     def test_expected_conditional_operator(self):
         key = {"pk": {"S": "p"}, "sk": {"N": "0"}}

@@ -851,11 +851,11 @@ START_TEST(test_expr_update)
 
     ck_assert_msg(e != NULL, "%s: %s", c->text, err.msg);
     if (c->want == NULL) {
-        ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+        ck_assert_int_eq(expr_update_apply(e, old, NULL, &got, &err), -1);
         ck_assert_ptr_null(got);
         ASSERT_ERR(c->msg);
     } else {
-        ck_assert_msg(expr_update_apply(e, old, &got, &err) == 0, "%s: %s",
+        ck_assert_msg(expr_update_apply(e, old, NULL, &got, &err) == 0, "%s: %s",
                       c->text, err.msg);
         want = J(c->want);
         s = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
@@ -905,7 +905,7 @@ START_TEST(test_expr_update_targets)
                        V1);
 
     ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(expr_update_apply(e, old, &new_item, &err), 0);
+    ck_assert_int_eq(expr_update_apply(e, old, NULL, &new_item, &err), 0);
     got = expr_project(expr_update_targets(e), new_item);
     want = J("{'a':{'M':{'b':{'N':'1'}}},'c':{'N':'1'}}");
     ck_assert(json_equal(got, want));

@@ -801,6 +801,69 @@ START_TEST(test_legacy_eval)
 }
 END_TEST
 
+/* A legacy IN takes tens of thousands of values (issue 18: DynamoDB
+ * accepts 27,500) where FilterExpression stops at 100 operands; the long
+ * list is searched by bisection, with the same answers as comparing each
+ * value (numbers by value, nothing across types, a missing attribute
+ * never in). The values are all of one type, as the legacy API wants. */
+START_TEST(test_legacy_long_in)
+{
+    static const struct {
+        const char *item;
+        bool want;
+    } probes[] = {
+        { "{'a': {'N': '0'}}", true },
+        { "{'a': {'N': '3'}}", true },
+        { "{'a': {'N': '82497'}}", true },      /* the last, 27499 * 3 */
+        { "{'a': {'N': '82500'}}", false },
+        { "{'a': {'N': '30.000'}}", true },
+        { "{'a': {'N': '4'}}", false },
+        { "{'a': {'N': '-3'}}", false },
+        { "{'a': {'S': '3'}}", false },         /* not across types */
+        { "{'a': {'NS': ['3']}}", false },
+        { "{}", false },
+    };
+    json_t *avl = json_array(), *filter;
+    struct legacy_expr le;
+    struct expr_env *env = NULL;
+    struct expr *e;
+    struct ddb_err err;
+    char num[16];
+    size_t i;
+
+    for (i = 0; i < 27500; i++) {
+        snprintf(num, sizeof(num), "%zu", (27499 - i) * 3);
+        json_array_append_new(avl, json_pack("{s:s}", "N", num));
+    }
+    filter = json_pack("{s:{s:s,s:o}}", "a", "ComparisonOperator", "IN",
+                       "AttributeValueList", avl);
+    ddb_err_init(&err);
+    ck_assert_int_eq(legacy_filter(filter, NULL, "ScanFilter", &le, &err),
+                     0);
+    ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
+    ck_assert_ptr_null(expr_parse(env, EXPR_FILTER, le.text, &err));
+    ck_assert_str_eq(err.msg, "Invalid FilterExpression: Expression size has "
+                     "exceeded the maximum allowed size; expression size: "
+                     "236397");
+    ddb_err_clear(&err);
+    e = expr_parse_legacy(env, EXPR_FILTER, le.text, &err);
+    ck_assert_msg(e != NULL, "%s", err.msg);
+    for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+        json_t *item = js(probes[i].item);
+        bool res = !probes[i].want;
+
+        ck_assert_int_eq(expr_eval(e, item, &res, &err), 0);
+        ck_assert_msg(res == probes[i].want, "%s: got %d", probes[i].item,
+                      res);
+        json_decref(item);
+    }
+    expr_free(e);
+    expr_env_free(env);
+    legacy_expr_fini(&le);
+    json_decref(filter);
+}
+END_TEST
+
 /* AttributeUpdates applied to an item: the legacy actions' effects. */
 static const struct {
     const char *updates, *old, *want;
@@ -838,8 +901,9 @@ START_TEST(test_legacy_update_apply)
     ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, le.text, &err);
     ck_assert_msg(e != NULL, "%s: %s", le.text, err.msg);
-    ck_assert_msg(expr_update_apply(e, json_is_null(old) ? NULL : old, &got,
-                                    &err) == 0, "%s: %s", le.text, err.msg);
+    ck_assert_msg(expr_update_apply(e, json_is_null(old) ? NULL : old, NULL,
+                                    &got, &err) == 0, "%s: %s", le.text,
+                  err.msg);
     assert_json(got, upd_cases[_i].want, le.text);
     json_decref(got);
     expr_free(e);
@@ -884,7 +948,7 @@ START_TEST(test_legacy_update_type_mismatch)
     ck_assert_int_eq(expr_env_new(le.names, le.values, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, le.text, &err);
     ck_assert_msg(e != NULL, "%s: %s", le.text, err.msg);
-    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_int_eq(expr_update_apply(e, old, NULL, &got, &err), -1);
     ck_assert_ptr_null(got);
     ck_assert_int_eq(err.type, DDB_VALIDATION);
     ck_assert_str_eq(err.msg, upd_mismatch_cases[_i].want);
@@ -909,7 +973,7 @@ START_TEST(test_legacy_update_expr_mismatch_unchanged)
     ck_assert_int_eq(expr_env_new(NULL, vals, &env, &err), 0);
     e = expr_parse(env, EXPR_UPDATE, "ADD n :v", &err);
     ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(expr_update_apply(e, old, &got, &err), -1);
+    ck_assert_int_eq(expr_update_apply(e, old, NULL, &got, &err), -1);
     ck_assert_str_eq(err.msg, "An operand in the update expression has an "
                      "incorrect data type");
     expr_free(e);
@@ -1010,6 +1074,7 @@ legacy_suite(void)
 
     tc = tcase_create("semantics");
     tcase_add_loop_test(tc, test_legacy_eval, 0, N(eval_cases));
+    tcase_add_test(tc, test_legacy_long_in);
     tcase_add_loop_test(tc, test_legacy_update_apply, 0, N(upd_cases));
     tcase_add_loop_test(tc, test_legacy_update_type_mismatch, 0,
                         N(upd_mismatch_cases));

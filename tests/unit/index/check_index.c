@@ -137,6 +137,52 @@ START_TEST(test_index_sparse_and_mistyped)
 }
 END_TEST
 
+/* Index key values over 2048 bytes (partition) and 1024 (sort) are
+ * refused with DynamoDB's "Size limit exceeded for Index Key" message;
+ * numbers and values at the limit are fine, and a value that is not an
+ * S is never measured. */
+START_TEST(test_index_key_sizes)
+{
+    struct index_def *d = &set.idx[0];
+    struct item_key k;
+    struct ddb_err err;
+    char *big = malloc(2050);
+    json_t *it;
+
+    memset(big, 'x', 2049);
+    big[2049] = '\0';
+    ddb_err_init(&err);
+    it = item("a", "b", big, "1");
+    ck_assert_int_eq(index_row_key(d, &set.base, it, &k, &err), -1);
+    ck_assert_str_eq(err.msg, "One or more parameter values were invalid: "
+                     "Size limit exceeded for Index Key g Actual Size: 2049 "
+                     "bytes Max Size: 2048 bytes IndexName: gi");
+    ddb_err_clear(&err);
+    json_decref(it);
+    big[2048] = '\0';
+    it = item("a", "b", big, "1");
+    ck_assert_int_eq(index_row_key(d, &set.base, it, &k, &err), 1);
+    json_decref(it);
+    /* a sort key: 1024 bytes */
+    d->ks.range_type = 'S';
+    big[1025] = '\0';
+    it = item("a", "b", "g", NULL);
+    json_object_set_new(it, "n", json_pack("{s:s}", "S", big));
+    ck_assert_int_eq(index_row_key(d, &set.base, it, &k, &err), -1);
+    ck_assert_str_eq(err.msg, "One or more parameter values were invalid: "
+                     "Size limit exceeded for Index Key n Actual Size: 1025 "
+                     "bytes Max Size: 1024 bytes IndexName: gi");
+    ddb_err_clear(&err);
+    json_decref(it);
+    big[1024] = '\0';
+    it = item("a", "b", "g", NULL);
+    json_object_set_new(it, "n", json_pack("{s:s}", "S", big));
+    ck_assert_int_eq(index_row_key(d, &set.base, it, &k, &err), 1);
+    json_decref(it);
+    free(big);
+}
+END_TEST
+
 START_TEST(test_index_projection)
 {
     json_t *it = item("a", "b", "G", "1"), *p;
@@ -613,6 +659,7 @@ index_suite(void)
     tcase_add_test(tc, test_index_order_by_index_key_then_table_key);
     tcase_add_test(tc, test_index_bounds);
     tcase_add_test(tc, test_index_sparse_and_mistyped);
+    tcase_add_test(tc, test_index_key_sizes);
     tcase_add_test(tc, test_index_projection);
     suite_add_tcase(s, tc);
     tc = tcase_create("multi");

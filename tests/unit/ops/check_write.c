@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* check_write.c - the shared read-modify-write path (api/ops/write.c):
  * taking a write from its request, write_apply() for every kind (put,
- * update, delete, condition check) with conditions and ReturnValues, and
- * the units a write consumes. */
+ * update, delete, condition check) with conditions and ReturnValues, the
+ * units a write consumes, and an update's empty index key sentence. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +230,55 @@ START_TEST(test_write_units)
 }
 END_TEST
 
+/* An UpdateExpression making an index key empty gets its own sentence;
+ * a put and the legacy AttributeUpdates keep the one naming the index. */
+START_TEST(test_write_index_error)
+{
+    static const char *const reqs[] = {
+        "{\"Key\":{\"k\":{\"S\":\"a\"}},\"UpdateExpression\":\"SET g = :e\","
+        "\"ExpressionAttributeValues\":{\":e\":{\"B\":\"\"}}}",
+        "{\"Key\":{\"k\":{\"S\":\"a\"}},\"AttributeUpdates\":{\"g\":{"
+        "\"Action\":\"PUT\",\"Value\":{\"S\":\"\"}}}}",
+        "{\"Item\":{\"k\":{\"S\":\"a\"},\"g\":{\"S\":\"\"}}}",
+    };
+    static const enum write_kind kinds[] = {
+        WRITE_UPDATE, WRITE_UPDATE, WRITE_PUT,
+    };
+    const char *put_form = INDEX_EMPTY_KEY_MSG "binary value. IndexName: "
+                           "gi, IndexKey: g";
+    struct write_req w;
+    struct ddb_err err;
+    json_t *req;
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        take(&w, kinds[i], reqs[i], &req);
+        ddb_err_init(&err);
+        ddb_err_set(&err, DDB_VALIDATION, "%s", put_form);
+        write_index_error(&w, &err);
+        if (i == 0)
+            ck_assert_str_eq(err.msg, "One or more parameter values are not "
+                             "valid. The update expression attempted to "
+                             "update a secondary index key to a value that "
+                             "is not supported. The AttributeValue for a key "
+                             "attribute cannot contain an empty binary "
+                             "value.");
+        else
+            ck_assert_str_eq(err.msg, put_form);
+        ddb_err_clear(&err);
+        /* other errors pass unchanged */
+        ddb_err_set(&err, DDB_VALIDATION, "Item size has exceeded the "
+                    "maximum allowed size");
+        write_index_error(&w, &err);
+        ck_assert_str_eq(err.msg, "Item size has exceeded the maximum "
+                         "allowed size");
+        ddb_err_clear(&err);
+        write_req_fini(&w);
+        json_decref(req);
+    }
+}
+END_TEST
+
 static Suite *
 write_suite(void)
 {
@@ -241,6 +290,7 @@ write_suite(void)
     tcase_add_test(tc, test_write_update);
     tcase_add_test(tc, test_write_delete_and_check);
     tcase_add_test(tc, test_write_units);
+    tcase_add_test(tc, test_write_index_error);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -321,6 +321,97 @@ START_TEST(test_txn_journal_replay)
 END_TEST
 
 /* ------------------------------------------------------------------------
+ * A full disk after the journal: the transaction's partitions are fenced
+ * until a restart replays it, so nobody sees half of it.
+ * ---------------------------------------------------------------------- */
+
+/* put_fn with a 20 KB attribute: a write that needs new pages. */
+static int
+big_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
+       bool *keep, struct ddb_err *err)
+{
+    static char pad[20001];
+
+    if (put_fn(arg, old, new_item, new_size, keep, err) != 0)
+        return -1;
+    memset(pad, 'p', sizeof(pad) - 1);
+    json_object_set_new(*new_item, "pad", json_pack("{s:s}", "S", pad));
+    *new_size = 20010;
+    return 0;
+}
+
+START_TEST(test_txn_full_disk_fences_until_replay)
+{
+    struct stable *a, *b;
+    struct partition *pb;
+    struct stxn_op ops[2];
+    struct put_arg pa[2] = { { .pk = "x1", .v = 2 }, { .pk = "x2", .v = 2 } };
+    struct put_arg one = { .pk = "x1", .v = 1 };
+    struct ddb_err err;
+    struct item_key k;
+    json_t *item = NULL;
+
+    ddb_err_init(&err);
+    st = storage_open(tmpdir, &err);
+    ck_assert_ptr_nonnull(st);
+    a = fixture_table("fa", 1);
+    b = fixture_table("fb", 1);
+    mk_key(&k, "x1");
+    ck_assert_int_eq(stable_mutate(a, &k, put_fn, &one, &err), 0);
+    one.pk = "x2";
+    mk_key(&k, "x2");
+    ck_assert_int_eq(stable_mutate(b, &k, put_fn, &one, &err), 0);
+    /* b's disk is full: its database may not grow by a page */
+    pb = playout_of(b)->parts[0];
+    partition_lock(pb);
+    ck_assert_int_eq(partition_max_pages_locked(pb, 1), 0);
+    partition_unlock(pb);
+
+    memset(ops, 0, sizeof(ops));
+    ops[0].t = a;
+    mk_key(&ops[0].k, "x1");
+    ops[0].fn = big_fn;
+    ops[0].arg = &pa[0];
+    ops[1].t = b;
+    mk_key(&ops[1].k, "x2");
+    ops[1].fn = big_fn;
+    ops[1].arg = &pa[1];
+    ck_assert_int_eq(stable_txn(ops, 2, &err), -1);
+    ck_assert_int_eq(err.type, DDB_STORAGE_FULL);
+    ck_assert_str_eq(err.msg, STORAGE_FULL_MSG);
+    ddb_err_clear(&err);
+    ck_assert_int_eq(journal_rows(), 1);
+    /* a committed its half, b could not: both refuse until the replay */
+    mk_key(&k, "x1");
+    ck_assert_int_eq(stable_get(a, &k, &item, &err), -1);
+    ck_assert_int_eq(err.type, DDB_STORAGE_FULL);
+    ddb_err_clear(&err);
+    ck_assert_int_eq(stable_mutate(a, &k, put_fn, &one, &err), -1);
+    ck_assert_int_eq(err.type, DDB_STORAGE_FULL);
+    ddb_err_clear(&err);
+    mk_key(&k, "x2");
+    ck_assert_int_eq(stable_get(b, &k, &item, &err), -1);
+    ddb_err_clear(&err);
+    ck_assert_int_eq(stable_split(a, 0, &err), -1);
+    ddb_err_clear(&err);
+    stable_release(a);
+    stable_release(b);
+    storage_close(st);
+
+    /* the restart completes it */
+    st = storage_open(tmpdir, &err);
+    ck_assert_ptr_nonnull(st);
+    a = storage_table_get(st, "fa");
+    b = storage_table_get(st, "fb");
+    ck_assert_int_eq(get_v(a, "x1"), 2);
+    ck_assert_int_eq(get_v(b, "x2"), 2);
+    ck_assert_int_eq(journal_rows(), 0);
+    stable_release(a);
+    stable_release(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
  * Isolation: concurrent transfers keep the sum; snapshot readers and
  * single-item readers never see a half transfer; splits run meanwhile.
  * ---------------------------------------------------------------------- */
@@ -480,6 +571,7 @@ txn_suite(void)
     tc = tcase_create("journal");
     tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
     tcase_add_test(tc, test_txn_journal_replay);
+    tcase_add_test(tc, test_txn_full_disk_fences_until_replay);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("isolation");

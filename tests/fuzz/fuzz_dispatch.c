@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* fuzz_dispatch.c - libFuzzer target for the request JSON and its
+ * validation: one call through api_dispatch() against a fresh in-memory
+ * store with three tables (a hash key; a hash and range key with a GSI
+ * and an LSI; one with vector indexes) and a few items, made again after any input that changes a
+ * table and every 64 inputs. Input: the operation name, a newline, the body.
+ * A finding: a crash, a sanitizer report, a leak, a reply that is not a
+ * JSON object, or a 5xx (bad input must get DynamoDB's 4xx error). */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "conf/conf.h"
+
+#define TARGET "DynamoDB_20120810."
+
+static const char *const setup_calls[][2] = {
+    { "CreateTable",
+      "{\"TableName\":\"fzh\",\"BillingMode\":\"PAY_PER_REQUEST\","
+      "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\","
+      "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\","
+      "\"KeyType\":\"HASH\"}]}" },
+    { "CreateTable",
+      "{\"TableName\":\"fzr\",\"BillingMode\":\"PAY_PER_REQUEST\","
+      "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\","
+      "\"AttributeType\":\"S\"},{\"AttributeName\":\"sk\","
+      "\"AttributeType\":\"N\"},{\"AttributeName\":\"g\","
+      "\"AttributeType\":\"S\"},{\"AttributeName\":\"l\","
+      "\"AttributeType\":\"B\"}],\"KeySchema\":[{\"AttributeName\":\"pk\","
+      "\"KeyType\":\"HASH\"},{\"AttributeName\":\"sk\",\"KeyType\":"
+      "\"RANGE\"}],\"GlobalSecondaryIndexes\":[{\"IndexName\":\"gix\","
+      "\"KeySchema\":[{\"AttributeName\":\"g\",\"KeyType\":\"HASH\"}],"
+      "\"Projection\":{\"ProjectionType\":\"ALL\"}}],"
+      "\"LocalSecondaryIndexes\":[{\"IndexName\":\"lix\",\"KeySchema\":["
+      "{\"AttributeName\":\"pk\",\"KeyType\":\"HASH\"},{\"AttributeName\":"
+      "\"l\",\"KeyType\":\"RANGE\"}],\"Projection\":{\"ProjectionType\":"
+      "\"KEYS_ONLY\"}}]}" },
+    { "PutItem",
+      "{\"TableName\":\"fzh\",\"Item\":{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":"
+      "\"1\"},\"m\":{\"M\":{\"x\":{\"L\":[{\"S\":\"y\"},{\"NS\":[\"1\","
+      "\"2\"]}]}}}}}" },
+    { "PutItem",
+      "{\"TableName\":\"fzr\",\"Item\":{\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":"
+      "\"1\"},\"g\":{\"S\":\"g1\"},\"l\":{\"B\":\"AQI=\"},\"s\":{\"SS\":"
+      "[\"p\",\"q\"]}}}" },
+    { "PutItem",
+      "{\"TableName\":\"fzr\",\"Item\":{\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":"
+      "\"2.5\"},\"g\":{\"S\":\"g1\"},\"b\":{\"BOOL\":true}}}" },
+    /* A table with vector indexes: plain, and one with a SearchSchema. */
+    { "CreateTable",
+      "{\"TableName\":\"fzv\",\"BillingMode\":\"PAY_PER_REQUEST\","
+      "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\","
+      "\"AttributeType\":\"S\"},{\"AttributeName\":\"t\","
+      "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\","
+      "\"KeyType\":\"HASH\"}],\"VectorIndexes\":[{\"IndexName\":\"vix\","
+      "\"VectorAttribute\":{\"AttributeName\":\"e\"},\"Dimensions\":3,"
+      "\"DistanceFunction\":\"COSINE\",\"Projection\":{\"ProjectionType\":"
+      "\"ALL\"}},{\"IndexName\":\"vsc\",\"VectorAttribute\":{"
+      "\"AttributeName\":\"e\"},\"Dimensions\":3,\"DistanceFunction\":"
+      "\"DOT_PRODUCT\",\"Projection\":{\"ProjectionType\":\"KEYS_ONLY\"},"
+      "\"SearchSchema\":[{\"AttributeName\":\"t\","
+      "\"SearchSchemaElementType\":\"HASH\"}]}]}" },
+    { "PutItem",
+      "{\"TableName\":\"fzv\",\"Item\":{\"pk\":{\"S\":\"a\"},\"t\":{\"S\":"
+      "\"t1\"},\"e\":{\"L\":[{\"N\":\"1\"},{\"N\":\"0.5\"},{\"N\":"
+      "\"-2\"}]}}}" },
+};
+
+static void
+call(struct api_server *srv_, const char *op, size_t oplen, const char *body,
+     size_t len, struct api_reply *r)
+{
+    char target[160];
+    struct api_call c;
+
+    snprintf(target, sizeof(target), TARGET "%.*s", (int)oplen, op);
+    memset(&c, 0, sizeof(c));
+    c.target = target;
+    c.body = body;
+    c.len = len;
+    c.signed_v4 = true;
+    c.region = "us-east-1";
+    c.access_key = "AKIDFUZZ";
+    api_dispatch(srv_, &c, r);
+}
+
+/* The server the inputs run against. A fresh one (storage, tables, items)
+ * costs tens of milliseconds, so it is kept: rebuilt after any input that
+ * changed a table (DDL) and every RESET_EVERY inputs, so that items
+ * written by earlier inputs stay few. */
+#define RESET_EVERY 64
+
+static struct storage *st;
+static struct api_server srv;
+static struct conf cf;
+static unsigned uses;
+
+static void
+server_down(void)
+{
+    if (st == NULL)
+        return;
+    api_server_fini(&srv);
+    storage_close(st);
+    st = NULL;
+}
+
+static void
+server_up(void)
+{
+    struct api_reply r;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    st = storage_open(NULL, &err);
+    if (st == NULL)
+        abort();
+    conf_defaults(&cf);
+    cf.virtual_clock = true;            /* the same input, the same run */
+    api_server_init(&srv, st, &cf);
+    for (size_t i = 0; i < sizeof(setup_calls) / sizeof(setup_calls[0]);
+         i++) {
+        call(&srv, setup_calls[i][0], strlen(setup_calls[i][0]),
+             setup_calls[i][1], strlen(setup_calls[i][1]), &r);
+        if (r.status != 200) {
+            fprintf(stderr, "fuzz_dispatch: set-up %s: %.*s\n",
+                    setup_calls[i][0], (int)r.len, r.body);
+            abort();
+        }
+        free(r.body);
+    }
+    uses = 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *in = (const char *)data, *nl;
+    struct api_reply r;
+    json_error_t jerr;
+    json_t *reply;
+    size_t oplen;
+    bool ddl;
+
+    nl = memchr(in, '\n', size);
+    if (nl == NULL || nl - in > 64)
+        return -1;                      /* not a call: leave the corpus */
+    oplen = (size_t)(nl - in);
+    if (st == NULL || uses++ >= RESET_EVERY) {
+        server_down();
+        server_up();
+    }
+    call(&srv, in, oplen, nl + 1, size - oplen - 1, &r);
+    reply = json_loadb(r.body, r.len, 0, &jerr);
+    if (r.status >= 500 || !json_is_object(reply)) {
+        fprintf(stderr, "fuzz_dispatch: %u %.*s\n", r.status, (int)r.len,
+                r.body);
+        abort();
+    }
+    json_decref(reply);
+    free(r.body);
+    /* Create/Update/DeleteTable and the like change the tables */
+    ddl = oplen > 5 && memmem(in, oplen, "Table", 5) != NULL &&
+          !(oplen > 8 && (memcmp(in, "Describe", 8) == 0)) &&
+          !(oplen > 4 && memcmp(in, "List", 4) == 0);
+    if (ddl || (oplen > 6 && memcmp(in, "Update", 6) == 0 &&
+                memmem(in, oplen, "Item", 4) == NULL))
+        server_down();
+    return 0;
+}
