@@ -21,6 +21,12 @@
 void api_server_init(struct api_server *srv, struct storage *st,
                      const struct conf *c);
 void api_server_fini(struct api_server *srv);
+/* Before serving a data directory: bring what an older version wrote up
+ * to date (its items re-placed by DynamoDB's key hash; logged at info).
+ * 0, or -1 with err set: the store is unchanged and the server must not
+ * serve it. */
+int api_storage_upgrade(struct storage *st, const struct conf *c,
+                        struct ddb_err *err);
 
 /* What an operation is; dispatch reads the capacity flags. */
 enum {

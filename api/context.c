@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/tables/tables.h"
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "api/vector/vector.h"
@@ -43,4 +44,11 @@ api_server_fini(struct api_server *srv)
     srv->vectors = NULL;
     srv->throttle = NULL;
     srv->faults = NULL;
+}
+
+int
+api_storage_upgrade(struct storage *st, const struct conf *c,
+                    struct ddb_err *err)
+{
+    return tables_rehash_all(st, c != NULL && c->log_level >= LOG_INFO, err);
 }

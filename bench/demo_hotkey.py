@@ -78,8 +78,10 @@ def admin_get(endpoint, path):
 
 
 def key_hash(pk):
-    """Top 64 bits of MD5(partition key): where the key's partition is."""
-    return int.from_bytes(hashlib.md5(pk.encode("utf-8")).digest()[:8], "big")
+    """Top 64 bits of DynamoDB's hash of a string partition key (MD5 of
+    the prefix "Outliers" and the key's UTF-8): where its partition is."""
+    return int.from_bytes(
+        hashlib.md5(b"Outliers" + pk.encode("utf-8")).digest()[:8], "big")
 
 
 def partition_of(pk, parts):

@@ -18,8 +18,15 @@ struct throttle_limits {
     double partition_rcu;           /* 3000: per-partition read ceiling/s */
     double partition_wcu;           /* 1000: per-partition write ceiling/s */
     double burst_s;                 /* 300: seconds of share a bucket banks */
+    double partition_burst_s;       /* 2.5: seconds of its ceiling a
+                                       partition absorbs at once */
+    double od_burst_s;              /* 2.5: seconds of its instant capacity
+                                       an on-demand table absorbs at once */
     bool burst_start_full;          /* true: a new bucket starts full */
     bool adaptive;                  /* true: borrow the table's unused rate */
+    double heat_split_s;            /* 300: seconds a partition's ceiling
+                                       refuses before it splits between its
+                                       hottest keys; 0: never */
     bool enforce;                   /* false (--throttle off): meter only */
     double od_initial_rru;          /* 12000: new on-demand table, reads/s */
     double od_initial_wru;          /* 4000: new on-demand table, writes/s */

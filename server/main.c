@@ -75,6 +75,15 @@ main(int argc, char **argv)
         ddb_err_clear(&err);
         return 1;
     }
+    if (api_storage_upgrade(st, &c, &err) != 0) {
+        /* each table moves in one step: starting again resumes */
+        fprintf(stderr, "shardlocal: cannot re-place the items of %s by "
+                "DynamoDB's key hash: %s (nothing was lost; start again, "
+                "e.g. once the disk has room)\n", c.data_dir, err.msg);
+        ddb_err_clear(&err);
+        storage_close(st);
+        return 1;
+    }
     api_server_init(&srv, st, &c);
     h = http_start(&srv, &c);
     if (h == NULL)

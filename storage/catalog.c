@@ -12,9 +12,13 @@
 #include "storage/storage_int.h"
 #include "storage/util.h"
 
+#define CAT_STR_(x) #x
+#define CAT_STR(x) CAT_STR_(x)
+
 static const char cat_schema[] =
     "CREATE TABLE IF NOT EXISTS tables ("
-    " name TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, desc TEXT NOT NULL);"
+    " name TEXT PRIMARY KEY, id TEXT NOT NULL UNIQUE, desc TEXT NOT NULL,"
+    " keyhash INTEGER NOT NULL DEFAULT 0);"
     "CREATE TABLE IF NOT EXISTS partitions ("
     " table_id TEXT NOT NULL, part_id TEXT NOT NULL,"
     " start INTEGER NOT NULL, file TEXT NOT NULL,"
@@ -182,12 +186,26 @@ int
 catalog_set_partitions(struct storage *s, const char *id,
                        const struct playout *l, struct ddb_err *err)
 {
+    return catalog_set_rehashed(s, id, l, -1, err);
+}
+
+/* keyhash < 0: leave the table's key hash as it is. */
+int
+catalog_set_rehashed(struct storage *s, const char *id,
+                     const struct playout *l, int keyhash,
+                     struct ddb_err *err)
+{
+    char kh[16];
     int rc;
 
+    snprintf(kh, sizeof(kh), "%d", keyhash);
     if (cat_begin(s, err) != 0)
         return -1;
     rc = cat_table_exists(s, id, err) ? cat_put_partitions(s, id, l, err)
                                       : -1;
+    if (rc == 0 && keyhash >= 0)
+        rc = cat_run(s, err, "UPDATE tables SET keyhash = ?1 WHERE id = ?2",
+                     kh, id, NULL);
     return cat_finish(s, rc, err);
 }
 
@@ -250,7 +268,8 @@ cat_load(struct storage *s, struct ddb_err *err)
     sqlite3_stmt *st;
     int rc = -1, step;
 
-    st = cat_prepare(s, err, "SELECT name, id, desc FROM tables", NULL);
+    st = cat_prepare(s, err, "SELECT name, id, desc, keyhash FROM tables",
+                     NULL);
     if (st == NULL)
         return -1;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -279,6 +298,7 @@ cat_load(struct storage *s, struct ddb_err *err)
             goto out;
         }
         t = stable_new(s, name, id, desc, l);
+        t->keyhash = sqlite3_column_int(st, 3);
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
         pthread_rwlock_unlock(&s->map_mu);
@@ -291,6 +311,27 @@ out:
     return rc;
 }
 
+/* A catalog written before tables had a key hash gets the column, every
+ * table in it at 0 (MD5 of the sortable bytes) until stable_rehash. */
+static int
+cat_add_keyhash(struct storage *s, struct ddb_err *err)
+{
+    sqlite3_stmt *st = cat_prepare(s, err, "SELECT 1 FROM pragma_table_info"
+                                   "('tables') WHERE name = 'keyhash'", NULL);
+    int step;
+
+    if (st == NULL)
+        return -1;
+    step = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (step == SQLITE_ROW)
+        return 0;
+    if (step != SQLITE_DONE)
+        return catalog_err(s, "catalog", err);
+    return catalog_exec(s, "catalog", "ALTER TABLE tables ADD COLUMN "
+                        "keyhash INTEGER NOT NULL DEFAULT 0", err);
+}
+
 int
 catalog_open(struct storage *s, const char *path, struct ddb_err *err)
 {
@@ -300,6 +341,7 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
         catalog_exec(s, "catalog", "PRAGMA journal_mode=WAL; "
                      "PRAGMA synchronous=FULL;", err) != 0 ||
         catalog_exec(s, "catalog", cat_schema, err) != 0 ||
+        cat_add_keyhash(s, err) != 0 ||
         catalog_exec(s, "catalog", "DELETE FROM partitions WHERE table_id "
                      "NOT IN (SELECT id FROM tables)", err) != 0)
         return -1;
@@ -370,8 +412,9 @@ storage_table_create(struct storage *s, const char *name,
 
     if (cat_begin(s, err) != 0)
         goto out;
-    rc = cat_run(s, err, "INSERT INTO tables (name, id, desc) "
-                 "VALUES (?1, ?2, ?3)", name, id, dtext, NULL);
+    rc = cat_run(s, err, "INSERT INTO tables (name, id, desc, keyhash) "
+                 "VALUES (?1, ?2, ?3, " CAT_STR(STORAGE_KEYHASH) ")", name,
+                 id, dtext, NULL);
     if (rc == 0)
         rc = cat_put_partitions(s, id, l, err);
     rc = cat_finish(s, rc, err);

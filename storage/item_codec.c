@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* item_codec.c - key attribute values to order-preserving bytes (S as
- * UTF-8, B raw, N via num_sortkey), the MD5 hash of the partition key
+ * UTF-8, B raw, N via num_sortkey), DynamoDB's hash of the partition key
  * that places an item on the partition ring, and base64 (B values). */
 
 #include <string.h>
@@ -156,16 +156,45 @@ key_encode_value(const json_t *av, uint8_t *out)
 }
 
 /*
- * Fill k from the encoded partition key (hashed with MD5 into k->hash) and
- * sort key (sk may be NULL or empty when the table has none). Lengths are
- * clamped to KEY_BYTES_MAX; callers validate key sizes first.
+ * DynamoDB's key hash (docs/design.md, "Placement"): MD5 over the fixed
+ * prefix "Outliers" and the partition key's bytes as DynamoDB holds them:
+ * an S key's UTF-8, a B key's raw bytes, an N key's internal base-100
+ * decimal form (num_hashkey). It decides the partition an item lives on
+ * and the order a Scan returns items in; public emulators reverse-engineered
+ * it, and the scan orders it gives are those recorded against DynamoDB
+ * (tests/e2e/test_keyhash.py). type 0 hashes pk as it is (the composite key
+ * of a multi-attribute GSI, whose hash DynamoDB does not publish).
  */
+#define KEY_HASH_PREFIX "Outliers"
+
 void
-key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
-        const uint8_t *sk, size_t sk_len)
+key_pk_hash(char type, const uint8_t *pk, size_t pk_len, uint8_t out[16])
 {
+    uint8_t buf[sizeof(KEY_HASH_PREFIX) - 1 + KEY_BYTES_MAX];
+    size_t pre = sizeof(KEY_HASH_PREFIX) - 1, n;
     unsigned int mdlen = 0;
 
+    memcpy(buf, KEY_HASH_PREFIX, pre);
+    n = type == 'N' ? num_hashkey(pk, pk_len, buf + pre) : 0;
+    if (n == 0) {                   /* S, B, raw (or not a number) */
+        n = pk_len > KEY_BYTES_MAX ? KEY_BYTES_MAX : pk_len;
+        if (n > 0)
+            memcpy(buf + pre, pk, n);
+    }
+    if (EVP_Digest(buf, pre + n, out, &mdlen, EVP_md5(), NULL) != 1)
+        memset(out, 0, 16);
+}
+
+/*
+ * Fill k from the encoded partition key (of type pk_type: 'S', 'N', 'B',
+ * or 0 for raw bytes; hashed into k->hash by key_pk_hash) and sort key (sk
+ * may be NULL or empty when the table has none). Lengths are clamped to
+ * KEY_BYTES_MAX; callers validate key sizes first.
+ */
+void
+key_set(struct item_key *k, char pk_type, const uint8_t *pk, size_t pk_len,
+        const uint8_t *sk, size_t sk_len)
+{
     if (pk_len > KEY_BYTES_MAX)
         pk_len = KEY_BYTES_MAX;
     if (sk == NULL)
@@ -178,11 +207,11 @@ key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
     if (sk_len > 0)
         memmove(k->sk, sk, sk_len);
     k->sk_len = sk_len;
-    if (EVP_Digest(k->pk, pk_len, k->hash, &mdlen, EVP_md5(), NULL) != 1)
-        memset(k->hash, 0, sizeof(k->hash));
+    key_pk_hash(pk_type, k->pk, pk_len, k->hash);
 }
 
-/* The first 64 bits of an MD5 hash, big-endian: the position on the ring. */
+/* The first 64 bits of a key hash, big-endian: the position on the
+ * ring. */
 uint64_t
 key_hash64(const uint8_t hash[16])
 {

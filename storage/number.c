@@ -449,38 +449,95 @@ num_sortkey(const char *canon, uint8_t *out)
     return len;
 }
 
+/* num_sortkey()'s encoding back into d (the first NUM_MAX_DIGITS digit
+ * bytes; a negative's 0xFF terminator ends them early; n == 0: zero).
+ * Returns 0, or -1 if key is not such an encoding. */
+static int
+dec_from_sortkey(const uint8_t *key, size_t len, struct dec *d)
+{
+    size_t i;
+
+    memset(d, 0, sizeof(*d));
+    if (len == 1 && key[0] == 0x02)
+        return 0;
+    if (len < 3 || (key[0] != 0x01 && key[0] != 0x03))
+        return -1;
+    d->neg = key[0] == 0x01;
+    d->exp = (long)(d->neg ? 255 - key[1] : key[1]) + NUM_EXP_MIN;
+    for (i = 2; i < len && d->n < NUM_MAX_DIGITS; i++) {
+        int v;
+
+        if (d->neg && key[i] == 0xFF)
+            break;
+        v = d->neg ? 10 - (int)key[i] : (int)key[i] - 1;
+        if (v < 0 || v > 9)
+            return -1;
+        d->digits[d->n++] = (char)('0' + v);
+    }
+    return d->n == 0 ? -1 : 0;
+}
+
 /*
  * Decode num_sortkey()'s encoding back to canonical text in out
- * (NUM_TEXT_MAX bytes), e.g. to show a stored key. The first
- * NUM_MAX_DIGITS digit bytes are read; a negative's 0xFF terminator ends
- * them early. Returns 0, or -1 if key is not such an encoding.
+ * (NUM_TEXT_MAX bytes), e.g. to show a stored key. Returns 0, or -1 if
+ * key is not such an encoding.
  */
 int
 num_from_sortkey(const uint8_t *key, size_t len, char *out)
 {
-    struct dec d = { 0 };
-    size_t i;
+    struct dec d;
 
-    if (len == 1 && key[0] == 0x02) {
-        strcpy(out, "0");
-        return 0;
-    }
-    if (len < 3 || (key[0] != 0x01 && key[0] != 0x03))
-        return -1;
-    d.neg = key[0] == 0x01;
-    d.exp = (long)(d.neg ? 255 - key[1] : key[1]) + NUM_EXP_MIN;
-    for (i = 2; i < len && d.n < NUM_MAX_DIGITS; i++) {
-        int v;
-
-        if (d.neg && key[i] == 0xFF)
-            break;
-        v = d.neg ? 10 - (int)key[i] : (int)key[i] - 1;
-        if (v < 0 || v > 9)
-            return -1;
-        d.digits[d.n++] = (char)('0' + v);
-    }
-    if (d.n == 0)
+    if (dec_from_sortkey(key, len, &d) != 0)
         return -1;
     dec_format(&d, out);
     return 0;
+}
+
+/*
+ * The bytes DynamoDB hashes for a number partition key, from num_sortkey()'s
+ * encoding: its internal decimal form, base 100. Zero is the one byte 0x80.
+ * Otherwise, with the value written 0.d1 d2 ... x 10^E and a 0 digit put in
+ * front when E is odd (so that the digits pair up on powers of 100), the
+ * first byte is the power of 100, E / 2, biased by 192 (its bits inverted
+ * for a negative), then one byte per pair of digits (the last one padded
+ * with a 0): pair + 1, or 101 - pair for a negative, whose bytes end with
+ * 102 when there are fewer than 20 pairs. Writes at most NUM_HASH_MAX
+ * bytes to out; returns the length, or 0 if key is not an encoding.
+ *
+ * This is the number encoding public emulators reverse-engineered; with
+ * it, the scan order of number keys equals the order DynamoDB returned
+ * (tests/e2e/test_keyhash.py names the recording).
+ */
+size_t
+num_hashkey(const uint8_t *key, size_t len, uint8_t *out)
+{
+    int pair[NUM_MAX_DIGITS / 2 + 2];
+    struct dec d;
+    long e, half;
+    int i, np = 0, pad;
+    uint8_t b0;
+    size_t n = 0;
+
+    if (dec_from_sortkey(key, len, &d) != 0)
+        return 0;
+    if (d.n == 0) {
+        out[0] = 0x80;
+        return 1;
+    }
+    e = d.exp + 1;                  /* value = 0.d1 d2 ... x 10^e */
+    pad = (int)(((e % 2) + 2) % 2); /* 1 when e is odd */
+    half = (e + pad) / 2;
+    for (i = -pad; i < d.n; i += 2) {
+        int hi = i >= 0 ? d.digits[i] - '0' : 0;
+        int lo = i + 1 < d.n ? d.digits[i + 1] - '0' : 0;
+
+        pair[np++] = hi * 10 + lo;
+    }
+    b0 = (uint8_t)(unsigned long)(half - 64);
+    out[n++] = d.neg ? (uint8_t)~b0 : b0;
+    for (i = 0; i < np; i++)
+        out[n++] = (uint8_t)(d.neg ? 101 - pair[i] : pair[i] + 1);
+    if (d.neg && np < 20)
+        out[n++] = 102;
+    return n;
 }

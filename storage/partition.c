@@ -26,6 +26,7 @@ enum {
     ST_SCAN,
     ST_SCAN_FROM,
     ST_STATS,
+    ST_SIZE,
     ST_COUNT
 };
 
@@ -48,6 +49,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "(h, pk, sk) > (?3, ?4, ?5) AND h < ?2 "
                      "ORDER BY h, pk, sk",
     [ST_STATS] = "SELECT count(*), coalesce(sum(size), 0) FROM items",
+    [ST_SIZE] = "SELECT size FROM items WHERE h = ?1 AND pk = ?2 AND "
+                "sk = ?3",
 };
 
 static const char part_schema[] =
@@ -360,6 +363,37 @@ out:
 /* Read one item: *item is a new reference, or NULL if absent. Like every
  * partition_* call on items, returns PART_RETIRED (nothing done) if a split
  * replaced p meanwhile: the caller looks the partition up again. */
+/* The stored size of item k, 0 when absent. 0, -1 or PART_RETIRED. */
+int
+partition_size_of(struct partition *p, const struct item_key *k,
+                  size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st;
+    int rc = lock_item(p, err), step;
+
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    st = p->st[ST_SIZE];
+    *size = 0;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        *size = (size_t)sqlite3_column_int64(st, 0);
+    else if (step != SQLITE_DONE) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
@@ -632,16 +666,20 @@ partition_unlock(struct partition *p)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Copy one parent row (ST_SCAN columns) into c's open transaction. */
+/* Copy one parent row (ST_SCAN columns) into c's open transaction, with
+ * the hash h instead of its own when h is not NULL. */
 static int
-copy_row(struct partition *c, sqlite3_stmt *src, struct ddb_err *err)
+copy_row(struct partition *c, sqlite3_stmt *src, const uint8_t *h,
+         struct ddb_err *err)
 {
     sqlite3_stmt *st = c->st[ST_PUT];
     int bound = SQLITE_OK;
 
     for (int i = 0; i < 3 && bound == SQLITE_OK; i++)
-        bound = bind_blob(st, i + 1, sqlite3_column_blob(src, i),
-                          (size_t)sqlite3_column_bytes(src, i));
+        bound = i == 0 && h != NULL
+                    ? bind_blob(st, 1, h, 16)
+                    : bind_blob(st, i + 1, sqlite3_column_blob(src, i),
+                                (size_t)sqlite3_column_bytes(src, i));
     bound = bound ||
             sqlite3_bind_int64(st, 4, sqlite3_column_int64(src, 3)) ||
             sqlite3_bind_text(st, 5,
@@ -690,7 +728,7 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
                            ? storage_be64(h)
                            : 0;
 
-        if (copy_row(pos < mid ? a : b, st, err) != 0)
+        if (copy_row(pos < mid ? a : b, st, NULL, err) != 0)
             goto out;
     }
     if (step != SQLITE_DONE) {
@@ -713,6 +751,77 @@ out:
     stmt_done(st);
     for (int i = 0; i < 2; i++)
         rollback(half[i]);              /* where a transaction is open */
+    return rc;
+}
+
+/*
+ * Every src partition locked: copy all their rows into the partitions of
+ * dst (open, empty, the same ring), each row placed by the hash of its
+ * partition key of type pk_type (key_pk_hash) instead of the hash it was
+ * stored under; then make dst durable. The sources are unchanged.
+ */
+int
+partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
+                             char pk_type, const struct playout *dst,
+                             struct ddb_err *err)
+{
+    uint8_t zero8[8] = { 0 }, h[16];
+    unsigned i, n = dst->map.n;
+    int rc = -1, step;
+
+    for (i = 0; i < n; i++) {
+        dst->parts[i]->count = dst->parts[i]->bytes = 0;
+        if (run_simple(dst->parts[i], ST_BEGIN, "rehash begin", err) != 0)
+            goto out;
+    }
+    for (unsigned j = 0; j < nsrc; j++) {
+        struct partition *p = src[j];
+        sqlite3_stmt *st = p->st[ST_SCAN];
+
+        if (p->retired) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash of a retired "
+                                           "partition");
+            goto out;
+        }
+        if (bind_blob(st, 1, zero8, 8) != SQLITE_OK ||
+            bind_blob(st, 2, p->ff_blob, 17) != SQLITE_OK) {
+            sql_err(p, err, "rehash read");
+            stmt_done(st);
+            goto out;
+        }
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            key_pk_hash(pk_type, sqlite3_column_blob(st, 1),
+                        (size_t)sqlite3_column_bytes(st, 1), h);
+            if (copy_row(dst->parts[partmap_find(&dst->map,
+                                                 storage_be64(h))],
+                         st, h, err) != 0) {
+                stmt_done(st);
+                goto out;
+            }
+        }
+        stmt_done(st);
+        if (step != SQLITE_DONE) {
+            sql_err(p, err, "rehash read");
+            goto out;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (run_simple(dst->parts[i], ST_COMMIT, "rehash commit", err) != 0)
+            goto out;
+    for (i = 0; i < n; i++) {
+        if (sqlite3_wal_checkpoint_v2(dst->parts[i]->db, NULL,
+                                      SQLITE_CHECKPOINT_FULL, NULL,
+                                      NULL) != SQLITE_OK) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: rehash checkpoint "
+                                           "failed");
+            goto out;
+        }
+        dst->parts[i]->stats_valid = true;
+    }
+    rc = 0;
+out:
+    for (i = 0; i < n; i++)
+        rollback(dst->parts[i]);        /* where a transaction is open */
     return rc;
 }
 

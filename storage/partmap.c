@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* partmap.c - key hash -> partition: the sorted start positions of a
- * table's partitions on the 2^64 ring (top 64 bits of MD5(pk)), with the
- * initial even layout and a binary search for lookups. */
+ * table's partitions on the 2^64 ring (top 64 bits of key_pk_hash(pk)), with
+ * the initial even layout and a binary search for lookups. */
 #include <assert.h>
 #include <stdlib.h>
 

@@ -97,18 +97,23 @@ size_t num_sortkey(const char *canon, uint8_t *out);
 /* The inverse of num_sortkey(): canonical text of an encoded number into
  * out (NUM_TEXT_MAX bytes). Returns 0, or -1 if key is not an encoding. */
 int num_from_sortkey(const uint8_t *key, size_t len, char *out);
+/* What DynamoDB hashes for a number partition key, from num_sortkey()'s
+ * encoding (its internal base-100 decimal form) into out (NUM_HASH_MAX
+ * bytes). Returns the length, or 0 if key is not an encoding. */
+#define NUM_HASH_MAX 24
+size_t num_hashkey(const uint8_t *key, size_t len, uint8_t *out);
 
 /* ------------------------------------------------------------------------
  * Keys (storage/item_codec.c). A key attribute is S, N or B; its value is
  * encoded to bytes whose unsigned memcmp order is DynamoDB's order:
- * S = UTF-8 bytes, B = raw bytes, N = num_sortkey(). The partition key's
- * encoding is also what is hashed with MD5 to place the item.
+ * S = UTF-8 bytes, B = raw bytes, N = num_sortkey(). The partition key is
+ * hashed the way DynamoDB hashes it (key_pk_hash) to place the item.
  * ---------------------------------------------------------------------- */
 
 #define KEY_BYTES_MAX 2048
 
 struct item_key {
-    uint8_t hash[16];               /* MD5 of pk bytes */
+    uint8_t hash[16];               /* key_pk_hash of the partition key */
     uint8_t pk[KEY_BYTES_MAX];
     size_t pk_len;
     uint8_t sk[KEY_BYTES_MAX];      /* empty when the table has no sort key */
@@ -119,11 +124,16 @@ struct item_key {
  * already validated, N canonical, B still base64) into out (KEY_BYTES_MAX).
  * Returns the length, or -1 if av is not a valid key value. */
 long key_encode_value(const json_t *av, uint8_t *out);
-/* Fill k->pk/k->hash from the encoded partition key and k->sk from the
- * encoded sort key (sk may be NULL). */
-void key_set(struct item_key *k, const uint8_t *pk, size_t pk_len,
-             const uint8_t *sk, size_t sk_len);
-/* First 64 bits of the MD5 hash, big-endian: the position on the ring. */
+/* DynamoDB's hash of a partition key encoded as key_encode_value() does,
+ * of type 'S', 'N' or 'B' (0: the bytes as they are): MD5 of the prefix
+ * "Outliers" and the key's bytes in DynamoDB's form. */
+void key_pk_hash(char type, const uint8_t *pk, size_t pk_len,
+                 uint8_t out[16]);
+/* Fill k->pk/k->hash from the encoded partition key of type pk_type
+ * (key_pk_hash) and k->sk from the encoded sort key (sk may be NULL). */
+void key_set(struct item_key *k, char pk_type, const uint8_t *pk,
+             size_t pk_len, const uint8_t *sk, size_t sk_len);
+/* First 64 bits of the key hash, big-endian: the position on the ring. */
 uint64_t key_hash64(const uint8_t hash[16]);
 
 /* Base64, standard alphabet, padded (storage/item_codec.c): the one
@@ -142,9 +152,9 @@ void item_b64_encode(const uint8_t *p, size_t n, char *out);
  * The store (storage/store.c, catalog.c, table.c, partmap.c, partition.c).
  *
  * A table has N partitions; partition i owns the hash range
- * [start_i, start_{i+1}) of the top 64 bits of MD5(pk). Each partition is
- * its own SQLite database (WAL) under the data directory, or an in-memory
- * database with --in-memory: same code path. Rows are
+ * [start_i, start_{i+1}) of the top 64 bits of key_pk_hash(pk). Each
+ * partition is its own SQLite database (WAL) under the data directory, or
+ * an in-memory database with --in-memory: same code path. Rows are
  * (h BLOB, pk BLOB, sk BLOB, size INT, item TEXT), PRIMARY KEY (h, pk, sk),
  * so scan order is hash order, then sort key.
  *
@@ -224,6 +234,10 @@ int stable_stats(struct stable *t, uint64_t *count, uint64_t *bytes,
 /* Read one item. *item is a new reference, or NULL if absent. */
 int stable_get(struct stable *t, const struct item_key *k, json_t **item,
                struct ddb_err *err);
+/* The stored size of one item (what it counts toward capacity), 0 if
+ * absent, without parsing it: e.g. what a delete will cost. */
+int stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
+                   struct ddb_err *err);
 
 /*
  * Atomic read-modify-write of one item. With the key's partition locked and
@@ -258,10 +272,12 @@ struct sk_range {
     size_t prefix_len;
 };
 
-/* Visit the items of one partition key in sort-key order (reverse when
- * !forward), restricted to r (may be NULL), starting after the sort key
- * start (exclusive; NULL to start at the beginning). */
-int stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
+/* Visit the items of one partition key (pk, hashed to hash by key_set) in
+ * sort-key order (reverse when !forward), restricted to r (may be NULL),
+ * starting after the sort key start (exclusive; NULL to start at the
+ * beginning). */
+int stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
+                 size_t pk_len,
                  const struct sk_range *r, bool forward,
                  const uint8_t *start, size_t start_len,
                  stable_row_fn *fn, void *arg, struct ddb_err *err);
@@ -296,6 +312,21 @@ int stable_part_stats(struct stable *t, unsigned i, uint64_t *count,
  * table is then unchanged), e.g. when the range holds a single position.
  */
 int stable_split(struct stable *t, unsigned i, struct ddb_err *err);
+/* The same at ring position at (0: the middle): partition i keeps
+ * [start, at), the new one gets [at, end]. -1 with err if at is not inside
+ * (start, end]. */
+int stable_split_at(struct stable *t, unsigned i, uint64_t at,
+                    struct ddb_err *err);
+
+/*
+ * Data directories written before rows were placed by DynamoDB's key hash
+ * (key_pk_hash): stable_needs_rehash() tells whether t's rows are still
+ * placed by the old hash, and stable_rehash() re-places every row of t by
+ * the hash of its partition key of type pk_type ('S', 'N', 'B', 0 for the
+ * bytes as they are), crash-safe as a split is. Run before serving t.
+ */
+bool stable_needs_rehash(struct stable *t);
+int stable_rehash(struct stable *t, char pk_type, struct ddb_err *err);
 
 /*
  * Multi-item transactions across partitions and tables (storage/txn.c).

@@ -44,7 +44,7 @@ uint64_t partmap_end(const struct partmap *m, unsigned i);
 int64_t partmap_to_sql(uint64_t start);
 uint64_t partmap_from_sql(int64_t v);
 
-/* Big-endian top 64 bits of a 16-byte MD5 (same as key_hash64(), kept
+/* Big-endian top 64 bits of a 16-byte key hash (same as key_hash64(), kept
  * local so the store does not depend on item_codec.c). */
 static inline uint64_t
 storage_be64(const uint8_t *b)
@@ -87,6 +87,8 @@ void partition_unlink_files(const char *path);
 
 int partition_get(struct partition *p, const struct item_key *k,
                   json_t **item, struct ddb_err *err);
+int partition_size_of(struct partition *p, const struct item_key *k,
+                      size_t *size, struct ddb_err *err);
 int partition_mutate(struct partition *p, const struct item_key *k,
                      stable_mutate_fn *fn, void *arg, struct ddb_err *err);
 /* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
@@ -117,6 +119,14 @@ void partition_unlock(struct partition *p);
 int partition_split_copy_locked(struct partition *parent, uint64_t mid,
                                 struct partition *a, struct partition *b,
                                 struct ddb_err *err);
+/* Rehash support (used by stable_rehash, defined below with struct
+ * playout): every src locked; copy their rows into dst's partitions, each
+ * placed by key_pk_hash of its partition key of type pk_type, and make
+ * dst durable. */
+struct playout;
+int partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
+                                 char pk_type, const struct playout *dst,
+                                 struct ddb_err *err);
 /* p locked: close its database; later calls return PART_RETIRED. */
 void partition_retire_locked(struct partition *p);
 
@@ -156,6 +166,12 @@ int txn_journal_replay(struct storage *s, struct ddb_err *err);
 
 #define STORAGE_ID_LEN 16               /* hex chars of a table/partition id */
 
+/* How a table's rows are placed on the ring, kept per table in the
+ * catalog: 0 = MD5 of the key's sortable bytes (data directories written
+ * before DynamoDB's hash), 1 = key_pk_hash, DynamoDB's. stable_rehash()
+ * moves a table from 0 to 1. */
+#define STORAGE_KEYHASH 1
+
 /* The partition layout of a table. Immutable once published: a split
  * (stable_split) builds a new layout, replaces the catalog's partition rows
  * in one transaction, then swaps the table's layout pointer. Old layouts
@@ -178,6 +194,7 @@ struct stable {
     json_t *desc;                       /* owned */
     _Atomic(struct playout *) layout;   /* owned: the current layout */
     pthread_mutex_t split_mu;           /* serializes splits; guards below */
+    int keyhash;                        /* STORAGE_KEYHASH, or older */
     struct playout **old_layouts;       /* owned: replaced layouts */
     size_t nold;
     struct partition **retired;         /* owned: split parents */
@@ -309,5 +326,10 @@ int catalog_err(struct storage *s, const char *what, struct ddb_err *err);
  * unless a delete removed the table meanwhile (then -1, err set). */
 int catalog_set_partitions(struct storage *s, const char *id,
                            const struct playout *l, struct ddb_err *err);
+/* The same, recording in the same transaction that the rows of l are
+ * placed by key hash keyhash (stable_rehash). */
+int catalog_set_rehashed(struct storage *s, const char *id,
+                         const struct playout *l, int keyhash,
+                         struct ddb_err *err);
 
 #endif

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "storage/storage_int.h"
 #include "storage/util.h"
@@ -80,6 +79,7 @@ stable_new(struct storage *s, const char *name, const char *id,
     t->dir = s->data_dir ? xasprintf("%s/tables/%s", s->data_dir, id) : NULL;
     pthread_mutex_init(&t->desc_mu, NULL);
     pthread_mutex_init(&t->split_mu, NULL);
+    t->keyhash = STORAGE_KEYHASH;       /* cat_load sets a stored one */
     t->desc = desc_take;
     atomic_init(&t->layout, layout_take);
     return t;
@@ -352,6 +352,18 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
 /* Writes are refused while the disk is full (space.c); a write that
  * finds it full enters that state. */
 int
+stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
+               struct ddb_err *err)
+{
+    int rc;
+
+    do
+        rc = partition_size_of(stable_partition(t, k->hash), k, size, err);
+    while (rc == PART_RETIRED);
+    return rc;
+}
+
+int
 stable_mutate(struct stable *t, const struct item_key *k,
               stable_mutate_fn *fn, void *arg, struct ddb_err *err)
 {
@@ -409,24 +421,17 @@ bound_tighten(struct bound *bd, bool lower, const uint8_t *v, size_t len,
  * exclusive start key tightens the bound on the side we start from.
  */
 int
-stable_query(struct stable *t, const uint8_t *pk, size_t pk_len,
-             const struct sk_range *r, bool forward,
+stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
+             size_t pk_len, const struct sk_range *r, bool forward,
              const uint8_t *start, size_t start_len,
              stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
     struct bound *lo = xcalloc(2, sizeof(*lo)), *hi;
-    uint8_t hash[16];
-    unsigned int hlen = 0;
     int rc = -1;
 
     hi = lo + 1;
     if (pk_len > KEY_BYTES_MAX) {
         ddb_err_set(err, DDB_INTERNAL, "storage: key too long");
-        goto out;
-    }
-    if (EVP_Digest(pk, pk_len, hash, &hlen, EVP_md5(), NULL) != 1 ||
-        hlen != 16) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: md5 failed");
         goto out;
     }
     lo->set = true;                     /* empty: below every key */
@@ -527,6 +532,13 @@ stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
 int
 stable_split(struct stable *t, unsigned i, struct ddb_err *err)
 {
+    return stable_split_at(t, i, 0, err);
+}
+
+int
+stable_split_at(struct stable *t, unsigned i, uint64_t at,
+                struct ddb_err *err)
+{
     struct playout *old, *nl = NULL;
     struct partition *parent = NULL, *a = NULL, *b = NULL;
     struct partmap map;
@@ -556,6 +568,14 @@ stable_split(struct stable *t, unsigned i, struct ddb_err *err)
         goto out;
     }
     mid = lo + (hi - lo) / 2 + 1;       /* a: [lo, mid), b: [mid, hi] */
+    if (at != 0) {
+        if (at <= lo || at > hi) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: split point outside "
+                                           "partition %u", i);
+            goto out;
+        }
+        mid = at;
+    }
 
     /* the new layout: old with entry i replaced by two */
     starts = xmalloc((old->map.n + 1) * sizeof(*starts));
@@ -635,5 +655,101 @@ out:
     pthread_mutex_unlock(&t->split_mu);
     if (rc != 0)
         space_note(t->s, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Re-placing rows by DynamoDB's key hash (data written by older versions)
+ * ---------------------------------------------------------------------- */
+
+bool
+stable_needs_rehash(struct stable *t)
+{
+    bool r;
+
+    pthread_mutex_lock(&t->split_mu);
+    r = t->keyhash < STORAGE_KEYHASH;
+    pthread_mutex_unlock(&t->split_mu);
+    return r;
+}
+
+/*
+ * Crash-safe as a split is: new partition files on the same ring get every
+ * row, each placed by key_pk_hash of its partition key, and are made
+ * durable; then one catalog transaction names them and records the key
+ * hash; then the layout is swapped and the old files go. A crash before
+ * the commit leaves the old files and key hash (the new files are swept
+ * at the next open and the rehash runs again); after it, the new ones.
+ */
+int
+stable_rehash(struct stable *t, char pk_type, struct ddb_err *err)
+{
+    struct playout *old, *nl = NULL;
+    struct partmap map;
+    uint64_t *starts;
+    unsigned n, locked = 0;
+    int rc = -1;
+
+    pthread_mutex_lock(&t->split_mu);
+    old = playout_of(t);
+    if (t->keyhash >= STORAGE_KEYHASH) {
+        rc = 0;
+        goto out;
+    }
+    if (atomic_load(&t->deleted)) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: rehash of a deleted table");
+        goto out;
+    }
+    n = old->map.n;
+    starts = xmalloc(n * sizeof(*starts));
+    memcpy(starts, old->map.starts, n * sizeof(*starts));
+    partmap_init_take(&map, starts, n);
+    nl = playout_new(&map);
+    for (unsigned i = 0; i < n; i++)
+        storage_new_id(nl->files[i]);
+    if (playout_open(t->s, nl, t->dir, err) != 0)
+        goto out;
+    for (; locked < n; locked++)
+        partition_lock(old->parts[locked]);
+    if (partition_rehash_copy_locked(old->parts, n, pk_type, nl, err) != 0 ||
+        catalog_set_rehashed(t->s, t->id, nl, STORAGE_KEYHASH, err) != 0)
+        goto out;
+    rc = 0;
+
+    /* committed: publish, retire the old partitions, drop their files */
+    atomic_store_explicit(&t->layout, nl, memory_order_release);
+    nl = NULL;
+    t->keyhash = STORAGE_KEYHASH;
+    t->old_layouts = xrealloc(t->old_layouts,
+                              (t->nold + 1) * sizeof(*t->old_layouts));
+    t->old_layouts[t->nold++] = old;
+    t->retired = xrealloc(t->retired,
+                          (t->nretired + n) * sizeof(*t->retired));
+    for (unsigned i = 0; i < n; i++) {
+        struct partition *p = old->parts[i];
+
+        t->retired[t->nretired++] = p;
+        partition_retire_locked(p);
+        if (partition_path(p) != NULL)
+            partition_unlink_files(partition_path(p));
+    }
+out:
+    while (locked > 0)
+        partition_unlock(old->parts[--locked]);
+    if (nl != NULL) {                   /* failed: drop the new files */
+        for (unsigned i = 0; i < nl->map.n; i++) {
+            char *f = nl->parts[i] != NULL && partition_path(nl->parts[i])
+                          ? xstrdup(partition_path(nl->parts[i]))
+                          : NULL;
+
+            partition_close(nl->parts[i]);
+            nl->parts[i] = NULL;
+            if (f != NULL)
+                partition_unlink_files(f);
+            free(f);
+        }
+        playout_free(nl);
+    }
+    pthread_mutex_unlock(&t->split_mu);
     return rc;
 }

@@ -485,7 +485,8 @@ hotkeys_list(struct admin_src *s, enum throttle_hk_kind kind, size_t n,
 
         key_render(e, type, hk[i].key, hk[i].key_len);
         if (hk[i].key_len <= KEY_BYTES_MAX) {
-            key_set(k, hk[i].key, hk[i].key_len, NULL, 0);
+            key_set(k, type != NULL ? type[0] : 0, hk[i].key,
+                    hk[i].key_len, NULL, 0);
             json_object_set_new(e, "partition",
                                 json_integer(stable_part_of(s->t, k->hash)));
         }

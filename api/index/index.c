@@ -477,9 +477,9 @@ index_row_key(const struct index_def *d, const struct key_schema *base,
     comp_finish(c);
     if (pc != NULL) {
         comp_finish(pc);
-        key_set(k, pc->b, pc->len, c->b, c->len);
+        key_set(k, 0, pc->b, pc->len, c->b, c->len);
     } else {
-        key_set(k, ipk, (size_t)pk_len, c->b, c->len);
+        key_set(k, types[0], ipk, (size_t)pk_len, c->b, c->len);
     }
     rc = 1;
 out:
@@ -888,13 +888,13 @@ index_collection_metrics(const struct index_set *s, struct stable *base,
         any |= !s->idx[i].global;
     if (!any)
         return NULL;
-    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
-                     &total, err) < 0)
+    if (stable_query(base, k->hash, k->pk, k->pk_len, NULL, true, NULL, 0,
+                     sum_row, &total, err) < 0)
         return NULL;
     for (i = 0; i < s->n; i++)
         if (!s->idx[i].global &&
-            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
-                         sum_row, &total, err) < 0)
+            stable_query(s->idx[i].t, k->hash, k->pk, k->pk_len, NULL, true,
+                         NULL, 0, sum_row, &total, err) < 0)
             return NULL;
     /* DynamoDB gives a 1 GB-wide estimate around the size. */
     gb = (double)total / (1024.0 * 1024.0 * 1024.0);
@@ -990,13 +990,13 @@ index_collection_check(const struct index_set *s, struct stable *base,
         rc = 0;
         goto out;
     }
-    if (stable_query(base, k->pk, k->pk_len, NULL, true, NULL, 0, sum_row,
-                     &total, err) < 0)
+    if (stable_query(base, k->hash, k->pk, k->pk_len, NULL, true, NULL, 0,
+                     sum_row, &total, err) < 0)
         goto out;
     for (i = 0; i < s->n; i++)
         if (!s->idx[i].global && s->idx[i].t != NULL &&
-            stable_query(s->idx[i].t, k->pk, k->pk_len, NULL, true, NULL, 0,
-                         sum_row, &total, err) < 0)
+            stable_query(s->idx[i].t, k->hash, k->pk, k->pk_len, NULL, true,
+                         NULL, 0, sum_row, &total, err) < 0)
             goto out;
     if (total + (uint64_t)delta <= limit)
         rc = 0;

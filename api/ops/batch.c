@@ -656,15 +656,15 @@ bw_collection_metrics(const struct bw_table *bt, const struct bw_request *r,
     uint64_t bytes = 0, gb;
     size_t i;
 
-    if (stable_query(bt->ot.t, r->k.pk, r->k.pk_len, NULL, true, NULL, 0,
-                     collection_sum, &bytes, err) != 0)
+    if (stable_query(bt->ot.t, r->k.hash, r->k.pk, r->k.pk_len, NULL, true,
+                     NULL, 0, collection_sum, &bytes, err) != 0)
         return NULL;
     for (i = 0; i < bt->set.n; i++) {
         const struct index_def *d = &bt->set.idx[i];
 
         if (!d->global && d->t != NULL &&
-            stable_query(d->t, r->k.pk, r->k.pk_len, NULL, true, NULL, 0,
-                         collection_sum, &bytes, err) != 0)
+            stable_query(d->t, r->k.hash, r->k.pk, r->k.pk_len, NULL, true,
+                         NULL, 0, collection_sum, &bytes, err) != 0)
             return NULL;
     }
     gb = bytes >> 30;
@@ -730,7 +730,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
                 return -1;
             }
             if (rc != 0) {
-                p->th.admitted = false;     /* nothing ran: no charge */
+                gate_release(&p->th);       /* nothing ran: no charge */
                 ddb_err_clear(&p->refusal);
                 throttle_batch_err(w.g.refused, THROTTLE_WRITE, w.g.cause,
                                    &p->refusal);

@@ -364,7 +364,7 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
     struct keycond_multi kc;
     struct sk_range range;
     uint8_t *pk = NULL, *pre = NULL, *v = NULL, *v2 = NULL, *lo = NULL,
-            *hi = NULL;
+            *hi = NULL, h[16];
     size_t i, plen = 0;
     long pk_len, l1 = 0, l2 = 0;
     bool use_range = false;
@@ -489,20 +489,14 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
         check_filter_keys(r, err) != 0 ||
         read_check_nested_keys(r, "FilterExpression", err) != 0)
         goto out;
-    {
-        struct item_key *hk = xmalloc(sizeof(*hk));
-
-        key_set(hk, pk, (size_t)pk_len, NULL, 0);
-        rc = gate_admit_index(r->ctx, r->ot.name, r->idx,
-                                     r->iset.desc, hk->hash, pk,
-                                     (size_t)pk_len, THROTTLE_READ, 0.5,
-                                     &r->th, err);
-        free(hk);
-        if (rc != 0)
-            goto out;
-        rc = -1;
-    }
-    rc = stable_query(r->src, pk, (size_t)pk_len, use_range ? &range : NULL,
+    key_pk_hash(r->idx->nhash > 1 ? 0 : r->idx->hash[0].type, pk,
+                (size_t)pk_len, h);
+    rc = gate_admit_index(r->ctx, r->ot.name, r->idx, r->iset.desc, h, pk,
+                          (size_t)pk_len, THROTTLE_READ, 0.5, &r->th, err);
+    if (rc != 0)
+        goto out;
+    rc = stable_query(r->src, h, pk, (size_t)pk_len,
+                      use_range ? &range : NULL,
                       r->forward, r->esk != NULL ? r->start.sk : NULL,
                       r->esk != NULL ? r->start.sk_len : 0, read_page_row, pg,
                       err);
@@ -529,7 +523,7 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     static const uint8_t none[1] = { 0 };
     struct keycond kc;
     struct sk_range range;
-    uint8_t pk[KEY_BYTES_MAX], v1[KEY_BYTES_MAX], v2[KEY_BYTES_MAX];
+    uint8_t pk[KEY_BYTES_MAX], v1[KEY_BYTES_MAX], v2[KEY_BYTES_MAX], h[16];
     long pk_len, l1 = 0, l2 = 0;
     int rc = -1;
 
@@ -626,27 +620,18 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     /* Throttling: the page asks the key's partition first: a GSI's own
      * partition, else the table's (an LSI shares the table's capacity and
      * its partition key). */
-    {
-        struct item_key *hk = xmalloc(sizeof(*hk));
-
-        key_set(hk, pk, (size_t)pk_len, NULL, 0);
-        if (r->idx != NULL && r->idx->global)
-            rc = gate_admit_index(r->ctx, r->ot.name, r->idx,
-                                         r->iset.desc, hk->hash, pk,
-                                         (size_t)pk_len, THROTTLE_READ,
-                                         r->consistent ? 1 : 0.5, &r->th,
-                                         err);
-        else
-            rc = gate_admit_hash(r->ctx, r->ot.t, hk->hash, pk,
-                                        (size_t)pk_len, THROTTLE_READ,
-                                        r->consistent ? 1 : 0.5, &r->th,
-                                        err);
-        free(hk);
-        if (rc != 0)
-            goto out;
-        rc = -1;
-    }
-    rc = stable_query(r->src, pk, (size_t)pk_len,
+    key_pk_hash(r->qks->hash_type, pk, (size_t)pk_len, h);
+    if (r->idx != NULL && r->idx->global)
+        rc = gate_admit_index(r->ctx, r->ot.name, r->idx, r->iset.desc, h,
+                              pk, (size_t)pk_len, THROTTLE_READ,
+                              r->consistent ? 1 : 0.5, &r->th, err);
+    else
+        rc = gate_admit_hash(r->ctx, r->ot.t, h, pk, (size_t)pk_len,
+                             THROTTLE_READ, r->consistent ? 1 : 0.5, &r->th,
+                             err);
+    if (rc != 0)
+        goto out;
+    rc = stable_query(r->src, h, pk, (size_t)pk_len,
                       kc.op == KC_NONE ? NULL : &range, r->forward,
                       r->esk != NULL ? r->start.sk : NULL,
                       r->esk != NULL ? r->start.sk_len : 0,

@@ -386,38 +386,77 @@ read_check_nested_keys(struct read_req *r, const char *member,
  * Reading a page
  * ---------------------------------------------------------------------- */
 
-/* Scan throttling: close the open run, charging it to its partition when
- * that is not the admitted one (whose bytes the final charge pays). */
-static void
-scan_run_flush(struct read_req *r, struct page *pg)
-{
-    if (pg->run_on && r->th.admitted && pg->run_part != r->th.tk.part) {
-        gate_charge_other(r->ctx, &r->th, pg->run_part,
-                          capacity_read_units(pg->run_bytes, r->consistent));
-        pg->other_bytes += pg->run_bytes;
-    }
-    pg->run_on = false;
-    pg->run_bytes = 0;
-}
-
 /* Scan throttling: row k (size bytes) was read; rows come in hash order,
- * so each partition is one run. */
+ * so each partition read is one run. An LSI's rows are laid out by its own
+ * table: they all count on the admitted partition. */
 static void
-scan_run(struct read_req *r, struct page *pg, const struct item_key *k,
-         size_t size)
+scan_note(struct read_req *r, struct page *pg, const struct item_key *k,
+          size_t size)
 {
     unsigned part;
 
-    /* An LSI's rows are laid out by its own table: all to the admitted
-     * partition. */
     if (!r->th.admitted || (r->idx != NULL && !r->idx->global))
         return;
     part = stable_part_of(r->src, k->hash);
-    if (pg->run_on && part != pg->run_part)
-        scan_run_flush(r, pg);
-    pg->run_on = true;
-    pg->run_part = part;
-    pg->run_bytes += size;
+    if (pg->nruns == 0 || pg->runs[pg->nruns - 1].part != part) {
+        if (pg->nruns == pg->runs_cap) {
+            pg->runs_cap = pg->runs_cap ? 2 * pg->runs_cap : 4;
+            pg->runs = xrealloc(pg->runs, pg->runs_cap * sizeof(*pg->runs));
+        }
+        pg->runs[pg->nruns].part = part;
+        pg->runs[pg->nruns].bytes = 0;
+        pg->nruns++;
+    }
+    pg->runs[pg->nruns - 1].bytes += size;
+}
+
+/* The units of the page read so far, rounded once over the page as
+ * DynamoDB rounds Query and Scan (all items' sizes summed, then 4 KB
+ * steps): an index's rows, plus the table's items an LSI read fetched. */
+static double
+page_units(const struct read_req *r, const struct page *pg)
+{
+    return capacity_read_units(pg->bytes, r->consistent) +
+           (pg->fetched > 0 ? capacity_read_units(pg->fetched,
+                                                  r->consistent)
+                            : 0.0);
+}
+
+/*
+ * Pay for the page: the units its ConsumedCapacity reports, not one
+ * rounding per partition (a Scan of ten small items on four partitions
+ * costs 1 unit, as on DynamoDB), spread over the partitions it read in
+ * proportion to the bytes each returned. The admitted partition pays for
+ * an empty page.
+ */
+static void
+read_page_charge(struct read_req *r, struct page *pg)
+{
+    int64_t total = (int64_t)(page_units(r, pg) * 1e6 + 0.5), done = 0;
+    int64_t mine = 0;
+    size_t seen = 0;
+
+    if (!r->th.admitted)
+        return;
+    if (pg->bytes == 0 || pg->nruns == 0) {
+        gate_charge(r->ctx, &r->th, (double)total / 1e6);
+        return;
+    }
+    for (size_t i = 0; i < pg->nruns; i++) {
+        int64_t upto, share;
+
+        seen += pg->runs[i].bytes;
+        upto = (int64_t)((long double)total * (long double)seen /
+                         (long double)pg->bytes);
+        share = upto - done;
+        done = upto;
+        if (pg->runs[i].part == r->th.tk.part)
+            mine += share;
+        else if (share > 0)
+            gate_charge_other(r->ctx, &r->th, pg->runs[i].part,
+                              (double)share / 1e6);
+    }
+    gate_charge(r->ctx, &r->th, (double)mine / 1e6);
 }
 
 int
@@ -429,7 +468,7 @@ read_page_row(void *arg, const struct item_key *k, const json_t *item,
     bool keep = true;
 
     if (r->op == OP_SCAN)
-        scan_run(r, pg, k, size);
+        scan_note(r, pg, k, size);
     pg->scanned++;
     pg->bytes += size;
     if (r->fetch) {
@@ -573,6 +612,7 @@ read_page_fini(struct page *pg)
     json_decref(pg->items);
     json_decref(pg->lek);
     json_decref(pg->pending);
+    free(pg->runs);
 }
 
 /* ------------------------------------------------------------------------
@@ -651,9 +691,7 @@ read_run(const struct read_steps *s, struct api_ctx *ctx, const json_t *req,
     *resp = read_page_reply(&r, &pg);
     rc = 0;
 out:
-    scan_run_flush(&r, &pg);
-    gate_charge(ctx, &r.th, capacity_read_units(pg.bytes - pg.other_bytes,
-                                                r.consistent));
+    read_page_charge(&r, &pg);
     read_page_fini(&pg);
     read_req_fini(&r);
     return rc;

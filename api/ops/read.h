@@ -62,12 +62,13 @@ struct page {
     json_t *pending;                /* owned: LSI rows whose items are
                                        fetched after the read */
     size_t fetched;                 /* bytes of items fetched (table) */
-    /* Scan throttling: bytes read on partitions other than the admitted
-     * one are charged to those partitions run by run. */
-    bool run_on;                    /* a run is open */
-    unsigned run_part;              /* its partition */
-    size_t run_bytes;               /* its bytes so far */
-    size_t other_bytes;             /* bytes charged to other partitions */
+    /* Scan throttling: the partitions read, in order, with the bytes each
+     * returned; the page's units are spread over them (read.c). */
+    struct page_run {
+        unsigned part;
+        size_t bytes;
+    } *runs;                        /* owned */
+    size_t nruns, runs_cap;
 };
 
 /* ------------------------------------------------------------------------

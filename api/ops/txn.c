@@ -747,8 +747,12 @@ admit_all(struct api_ctx *ctx, const struct titem *ti,
 
     for (size_t i = 0; i < n; i++) {
         gate_init(&th[i]);
-        cause[i] = gate_try(ctx, ti[i].ot.t, &keys[i],
-                                   throttle_op_of(&ti[i]), 2.0, &th[i]);
+        cause[i] = gate_try(ctx, ti[i].ot.t, &keys[i], throttle_op_of(&ti[i]),
+                            throttle_op_of(&ti[i]) == THROTTLE_READ
+                                ? 2.0
+                                : gate_write_need(ctx, ti[i].ot.t, &keys[i],
+                                                  ti[i].w.size, 2.0),
+                            &th[i]);
         any = any || cause[i] != THROTTLE_OK;
     }
     if (!any) {

@@ -24,14 +24,14 @@ gsi_gate_init(struct gsi_gate *g)
     memset(g, 0, sizeof(*g));
 }
 
-/* Forget every admission (nothing paid). */
+/* Forget every admission, giving back what it took (nothing paid). */
 static void
 gate_reset(struct gsi_gate *g)
 {
     size_t i;
 
     for (i = 0; g->th != NULL && i < g->n; i++)
-        g->th[i].admitted = false;
+        gate_release(&g->th[i]);
     g->n = 0;
     g->refused = NULL;
     g->cause = THROTTLE_OK;

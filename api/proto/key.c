@@ -163,7 +163,8 @@ item_key_build(const struct key_schema *ks, const json_t *item,
         if (sklen < 0)
             return -1;
     }
-    key_set(k, pk, (size_t)pklen, ks->range_type ? sk : NULL, (size_t)sklen);
+    key_set(k, ks->hash_type, pk, (size_t)pklen, ks->range_type ? sk : NULL,
+            (size_t)sklen);
     return 0;
 }
 

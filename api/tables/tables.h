@@ -7,6 +7,7 @@
 #define SHARDLOCAL_TABLES_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "api/proto/context.h"
 #include "api/proto/av.h"
@@ -16,6 +17,12 @@ api_handler api_create_table, api_describe_table, api_list_tables,
     api_update_table, api_delete_table;
 api_handler api_describe_contributor_insights,
     api_update_contributor_insights, api_list_contributor_insights;
+
+/* At start-up (rehash.c): re-place by DynamoDB's key hash every table and
+ * index of st whose rows an older version placed by its own hash, each by
+ * the type of its partition key; verbose logs one line per table moved.
+ * 0, or -1 with err set (the table stays as it was: start again). */
+int tables_rehash_all(struct storage *st, bool verbose, struct ddb_err *err);
 
 /* The table's ARN for the request's region and the configured account. */
 void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,

@@ -36,6 +36,18 @@ bucket_refill(struct bucket *b, uint64_t now_ms)
         b->level = min64(b->cap, b->level + b->rate * (int64_t)dt);
 }
 
+/* Rate and bank: seconds of rate (0 or less: no bank). */
+void
+bucket_set(struct bucket *b, int64_t rate, double seconds)
+{
+    double ms = seconds > 0 ? seconds * 1000.0 : 0;
+
+    b->rate = rate > 0 ? rate : 0;
+    b->cap = (int64_t)((double)b->rate * ms);
+    if (b->level > b->cap)
+        b->level = b->cap;
+}
+
 /* An empty window whose current slot is now_ms's. */
 void
 win_init(struct win *w, uint64_t now_ms)

@@ -133,6 +133,32 @@ gate_table(struct api_ctx *ctx, struct stable *t)
     return tt;
 }
 
+/* Split for heat (throttle_heat_note): partition part of t (and of its
+ * throttle state tt) has run hot on two keys at least; split it at ring
+ * position at, between them, unless a split already moved it. */
+static void
+heat_split(struct api_ctx *ctx, struct throttle_table *tt, struct stable *t,
+           unsigned part, uint64_t at)
+{
+    struct ddb_err e;
+
+    ddb_err_init(&e);
+    pthread_mutex_lock(&split_mu);
+    /* in step with storage, and at still inside partition part (else the
+     * split refuses) */
+    if (throttle_table_nparts(tt) == stable_nparts(t) &&
+        stable_split_at(t, part, at, &e) == 0) {
+        throttle_table_split(tt, part, ctx->now_ms, &e);
+        if (ctx->srv->conf != NULL && ctx->srv->conf->log_level >= LOG_INFO)
+            fprintf(stderr, "shardlocal: table %s: partition %u split for "
+                    "heat at %016llx, its hot keys apart (%u partitions)\n",
+                    stable_name(t), part, (unsigned long long)at,
+                    stable_nparts(t));
+    }
+    pthread_mutex_unlock(&split_mu);
+    ddb_err_clear(&e);
+}
+
 /* Admission on partition part of tt (name: the table, for fault rules and
  * the log; t: the storage table read or written); the cause, with th
  * filled either way. */
@@ -163,8 +189,14 @@ admit_tt(struct api_ctx *ctx, struct throttle_table *tt, const char *name,
     if (c != THROTTLE_OK) {
         *injected = true;
     } else {
+        uint64_t at;
+
         c = throttle_admit(th->tt, part, op, need, pk, pk_len, ctx->now_ms,
                            &th->tk);
+        if (pk != NULL && t != NULL &&
+            throttle_heat_note(th->tt, part, key_hash64(th->hash), need,
+                               ctx->now_ms, &at))
+            heat_split(ctx, th->tt, t, part, at);
         if (c == THROTTLE_OK) {
             th->admitted = true;
             return c;
@@ -245,6 +277,22 @@ gate_try(struct api_ctx *ctx, struct stable *t,
     memcpy(th->hash, k->hash, sizeof(th->hash));
     return admit_part(ctx, t, stable_part_of(t, k->hash), k->pk, k->pk_len,
                       op, need, th, &injected);
+}
+
+double
+gate_write_need(struct api_ctx *ctx, struct stable *t,
+                const struct item_key *k, size_t new_size, double mult)
+{
+    size_t old = 0;
+    struct ddb_err e;
+
+    if (ctx->srv->throttle == NULL)
+        return mult;
+    ddb_err_init(&e);
+    if (stable_size_of(t, k, &old, &e) != 0)
+        old = 0;                    /* the write reports the error */
+    ddb_err_clear(&e);
+    return mult * capacity_write_units(old > new_size ? old : new_size);
 }
 
 /* ------------------------------------------------------------------------
@@ -357,6 +405,16 @@ gate_charge(struct api_ctx *ctx, struct gate_ticket *th, double units)
     throttle_charge(th->tt, &th->tk, units, th->pk, th->pk_len, ctx->now_ms);
     if (th->tk.op == THROTTLE_WRITE && th->pk != NULL)
         maybe_split_size(ctx, th);
+}
+
+void
+gate_release(struct gate_ticket *th)
+{
+    if (!th->admitted)
+        return;
+    th->admitted = false;
+    /* time 0: the engine's clock never runs backwards, so this is now */
+    throttle_charge(th->tt, &th->tk, 0, NULL, 0, 0);
 }
 
 void

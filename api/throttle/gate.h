@@ -101,11 +101,24 @@ enum throttle_cause gate_try(struct api_ctx *ctx, struct stable *t,
                                     const struct item_key *k,
                                     enum throttle_op op, double need,
                                     struct gate_ticket *th);
+/* What a write of key k in t will cost, as far as it can be known before
+ * it runs: the write units of the larger of the stored item and the new
+ * one (new_size 0 when unknown, e.g. a delete), times mult (2 in a
+ * transaction). Reads the stored item's size when there is throttle
+ * state; the admission of a transaction's items asks for it, so that a
+ * transaction larger than its partitions can absorb is refused whole
+ * instead of leaving them in debt. */
+double gate_write_need(struct api_ctx *ctx, struct stable *t,
+                       const struct item_key *k, size_t new_size,
+                       double mult);
 /* Pay units (e.g. 0.5, 1, 11) for an admitted request, then forget the
  * ticket (safe to call twice or without an admission). A write also checks
  * whether its partition passed --split-size, and splits it. */
 void gate_charge(struct api_ctx *ctx, struct gate_ticket *th,
                         double units);
+/* Give back what th's admission took, nothing having run (safe without an
+ * admission): a request refused further on, e.g. by a GSI. */
+void gate_release(struct gate_ticket *th);
 /* Charge units to partition part of th's table (th admitted: a Scan page
  * that went on into other partitions), without admission. */
 void gate_charge_other(struct api_ctx *ctx,

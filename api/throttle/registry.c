@@ -173,6 +173,8 @@ op_stats(const struct throttle_table *t, const struct tpart *p, int op,
     s->level = mu_units(p->b[op].level);
     s->capacity = mu_units(p->b[op].cap);
     s->ceiling = mu_units(ceiling_mu(t, op));
+    s->ceiling_level = mu_units(p->c[op].level);
+    s->ceiling_capacity = mu_units(p->c[op].cap);
     s->last_1s = mu_units(p->w[op].sum);
     for (unsigned k = 0; k < THROTTLE_HISTORY_S; k++) {
         uint64_t sec = p->h[op].sec - k;
@@ -234,6 +236,8 @@ throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
         out->limit[op] = t->on_demand ? mu_units(od_limit(t, op))
                                       : mu_units(t->prov[op]);
         out->peak[op] = mu_units(t->pk[op].settled);
+        out->table_level[op] = mu_units(t->tb[op].level);
+        out->table_capacity[op] = mu_units(t->tb[op].cap);
         for (unsigned i = 0; i < t->n; i++) {
             struct throttle_op_stats ps;
 
@@ -242,6 +246,8 @@ throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
             s->level += ps.level;
             s->capacity += ps.capacity;
             s->ceiling += ps.ceiling;
+            s->ceiling_level += ps.ceiling_level;
+            s->ceiling_capacity += ps.ceiling_capacity;
             s->last_60s += ps.last_60s;
             s->consumed_total += ps.consumed_total;
             for (unsigned k = 0; k < THROTTLE_HISTORY_S; k++)

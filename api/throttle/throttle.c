@@ -14,31 +14,32 @@
  * Table state: partitions' shares and burst banks, updates and splits.
  * ---------------------------------------------------------------------- */
 
-/* The bank of a bucket refilled at rate: burst_s seconds of it. */
-static int64_t
-bank_cap(const struct throttle_limits *lim, int64_t rate)
-{
-    double ms = lim->burst_s > 0 ? lim->burst_s * 1000.0 : 0;
-
-    return (int64_t)((double)rate * ms);
-}
-
-/* Set every partition's share to provisioned / n and resize its bank. */
+/*
+ * Rates and banks from the limits and the provisioning (docs/throttling.md
+ * 2): each partition's share of the provisioned rate with burst_s seconds
+ * of it banked, and its ceiling with partition_burst_s seconds of it
+ * absorbed at once; the table's provisioned rate with the sum of the
+ * banks (what adaptive capacity lends from), or an on-demand table's
+ * instant capacity with od_burst_s seconds of it absorbed at once. Levels
+ * are kept, clipped to the new banks.
+ */
 static void
-spread_shares(struct throttle_table *t)
+set_rates(struct throttle_table *t)
 {
     for (int op = 0; op < 2; op++) {
-        /* prov is mu/s; rate is milliunits/s = mu/s / 1000 */
-        int64_t rate = t->on_demand ? 0 : t->prov[op] / 1000 / t->n;
+        /* mu/s / 1000 = milliunits/s, the buckets' rate unit */
+        int64_t share = t->on_demand ? 0 : t->prov[op] / 1000 / t->n;
+        int64_t ceil = ceiling_mu(t, op) / 1000;
 
         for (unsigned i = 0; i < t->n; i++) {
-            struct bucket *b = &t->p[i].b[op];
-
-            b->rate = rate;
-            b->cap = bank_cap(&t->lim, rate);
-            if (b->level > b->cap)
-                b->level = b->cap;
+            bucket_set(&t->p[i].b[op], share, t->lim.burst_s);
+            bucket_set(&t->p[i].c[op], ceil, t->lim.partition_burst_s);
         }
+        if (t->on_demand)
+            bucket_set(&t->tb[op], od_limit(t, op) / 1000,
+                       t->lim.od_burst_s);
+        else
+            bucket_set(&t->tb[op], t->prov[op] / 1000, t->lim.burst_s);
     }
 }
 
@@ -48,8 +49,8 @@ part_init(struct tpart *p, uint64_t now_ms)
     memset(p, 0, sizeof(*p));
     for (int op = 0; op < 2; op++) {
         p->b[op].t_ms = now_ms;
+        p->c[op].t_ms = now_ms;
         win_init(&p->w[op], now_ms);
-        win_init(&p->bw[op], now_ms);
         win_init(&p->rej[op], now_ms);
         p->h[op].sec = now_ms / 1000;
     }
@@ -80,14 +81,23 @@ throttle_table_new(const struct throttle_limits *lim,
     t->p = xcalloc(t->n, sizeof(*t->p));
     for (unsigned i = 0; i < t->n; i++)
         part_init(&t->p[i], now_ms);
-    spread_shares(t);
-    if (lim->burst_start_full)
-        for (unsigned i = 0; i < t->n; i++)
-            for (int op = 0; op < 2; op++)
-                t->p[i].b[op].level = t->p[i].b[op].cap;
     for (int op = 0; op < 2; op++) {
         win_init(&t->tw[op], now_ms);
         peak_init(&t->pk[op], lim);
+        t->tb[op].t_ms = now_ms;
+    }
+    set_rates(t);
+    /* A new partition is idle: its ceiling's burst is there at once, and
+     * so is an on-demand table's instant capacity. The provisioned banks
+     * start full unless burst-start-full is off. */
+    for (int op = 0; op < 2; op++) {
+        for (unsigned i = 0; i < t->n; i++) {
+            t->p[i].c[op].level = t->p[i].c[op].cap;
+            if (lim->burst_start_full)
+                t->p[i].b[op].level = t->p[i].b[op].cap;
+        }
+        if (t->on_demand || lim->burst_start_full)
+            t->tb[op].level = t->tb[op].cap;
     }
     for (int k = 0; k < THROTTLE_HK_COUNT; k++)
         t->hk[k] = throttle_sketch_new(THROTTLE_HOTKEYS);
@@ -120,11 +130,17 @@ table_advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
     for (int op = 0; op < 2; op++) {
         win_advance(&t->tw[op], now_ms);
         peak_advance(&t->pk[op], now_ms);
+        /* a peak settled: the new rate refills the time since the last
+         * request too (an idle table's bucket is full at the new size) */
+        if (t->on_demand && t->tb[op].rate != od_limit(t, op) / 1000)
+            bucket_set(&t->tb[op], od_limit(t, op) / 1000,
+                       t->lim.od_burst_s);
+        bucket_refill(&t->tb[op], now_ms);
         if (p == NULL)
             continue;
         bucket_refill(&p->b[op], now_ms);
+        bucket_refill(&p->c[op], now_ms);
         win_advance(&p->w[op], now_ms);
-        win_advance(&p->bw[op], now_ms);
         win_advance(&p->rej[op], now_ms);
         hist_advance(&p->h[op], now_ms);
     }
@@ -173,7 +189,7 @@ throttle_table_update(struct throttle_table *t,
             t->pk[op].settled = max64(t->pk[op].settled, t->prov[op] / 2);
     }
     apply_conf(t, tc);
-    spread_shares(t);
+    set_rates(t);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -189,7 +205,7 @@ throttle_table_set_limits(struct throttle_table *t,
         peak_init(&t->pk[op], lim);
         t->pk[op].settled = settled;
     }
-    spread_shares(t);
+    set_rates(t);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -210,8 +226,12 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
 {
     *a = *parent;
     *b = *parent;
+    memset(&a->heat, 0, sizeof(a->heat));       /* a new spell each */
+    memset(&b->heat, 0, sizeof(b->heat));
     for (int op = 0; op < 2; op++) {
-        /* each child: half the share, half the bank and half the level */
+        /* each child: half the share, half the bank and half the level;
+         * its own ceiling, with what the parent's had left (a hot key is
+         * as throttled on its child as it was) */
         b->b[op].rate = parent->b[op].rate / 2;
         a->b[op].rate = parent->b[op].rate - b->b[op].rate;
         b->b[op].cap = parent->b[op].cap / 2;
@@ -219,7 +239,6 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
         b->b[op].level = parent->b[op].level / 2;
         a->b[op].level = parent->b[op].level - b->b[op].level;
         win_split(&parent->w[op], &a->w[op], &b->w[op]);
-        win_split(&parent->bw[op], &a->bw[op], &b->bw[op]);
         win_split(&parent->rej[op], &a->rej[op], &b->rej[op]);
         for (unsigned s = 0; s < THROTTLE_HISTORY_S; s++) {
             b->h[op].v[s] = parent->h[op].v[s] / 2;
@@ -279,54 +298,71 @@ throttle_table_double(struct throttle_table *t, uint64_t now_ms)
  * Admission and charging.
  * ---------------------------------------------------------------------- */
 
-/* Would a charge of need fit under limit given used? A need larger than
- * the whole limit fits when nothing is used, so a big item is never
- * starved (it then runs into debt). */
+/* Would a charge of need fit under limit given used (a one-second window:
+ * the OnDemandThroughput maximum and the per-table quota)? A need larger
+ * than the whole limit fits when nothing is used, so a big item is never
+ * starved. */
 static bool
 fits(int64_t used, int64_t need, int64_t limit)
 {
     return used + min64(need, limit) <= limit;
 }
 
-/* The decision, with the partition and table brought up to now. Sets
- * *borrow when the table's unused rate pays. Caller holds mu. */
+/*
+ * The decision, with the partition and table brought up to now (caller
+ * holds mu). Sets *borrow when the table's rate pays instead of the
+ * partition's own share. Every bucket is asked for need, clipped to its
+ * size (bucket_has):
+ *
+ * 1. the partition's ceiling (with the burst it absorbs at once): else
+ *    KeyRange; nothing lifts it;
+ * 2. on-demand: the OnDemandThroughput maximum and the per-table quota
+ *    (one-second windows), then the table's instant capacity (KeyRange,
+ *    "DynamoDB is automatically scaling");
+ * 3. provisioned: the partition's share and bank; else, with adaptive
+ *    capacity, the table's unused rate and bank. When the table has some
+ *    left but adaptive capacity is off, the partition is the limit
+ *    (KeyRange); when the table has none, the table is (Provisioned).
+ */
 static enum throttle_cause
 decide(struct throttle_table *t, struct tpart *p, int op, int64_t need,
        bool *borrow)
 {
-    int64_t tw = t->tw[op].sum;
-
     *borrow = false;
-    if (!fits(p->w[op].sum, need, ceiling_mu(t, op)))
+    if (!bucket_has(&p->c[op], need))
         return THROTTLE_KEY_RANGE;
     if (t->on_demand) {
+        int64_t tw = t->tw[op].sum;
+
         if (t->odmax[op] > 0 && !fits(tw, need, t->odmax[op]))
             return THROTTLE_MAX_ON_DEMAND;
         if (!fits(tw, need, od_quota(t, op)))
             return THROTTLE_ACCOUNT_LIMIT;
-        if (!fits(tw, need, od_limit(t, op)))
+        if (!bucket_has(&t->tb[op], need))
             return THROTTLE_KEY_RANGE;  /* "still scaling" */
         return THROTTLE_OK;
     }
-    if (p->b[op].level >= min64(need, max64(p->b[op].cap, 0)))
+    if (bucket_has(&p->b[op], need))
         return THROTTLE_OK;
-    /* Adaptive capacity lends what the other partitions' shares leave
-     * unused in the last second, less what this partition already
-     * borrowed in it. When there is something to lend but adaptive
-     * capacity is off, the partition's key range is the limit; when there
-     * is nothing, the table's provisioned throughput is. */
-    {
-        int64_t share = p->b[op].rate * 1000;       /* mu/s */
-        int64_t pool = t->prov[op] - share;
-        int64_t used = (tw - p->w[op].sum) + p->bw[op].sum;
+    if (!bucket_has(&t->tb[op], need) || t->tb[op].cap <= 0)
+        return THROTTLE_PROVISIONED;
+    if (!t->lim.adaptive)
+        return THROTTLE_KEY_RANGE;
+    *borrow = true;
+    return THROTTLE_OK;
+}
 
-        if (pool <= 0 || !fits(used, need, pool))
-            return THROTTLE_PROVISIONED;
-        if (!t->lim.adaptive)
-            return THROTTLE_KEY_RANGE;
-        *borrow = true;
-        return THROTTLE_OK;
-    }
+/* Take mu (< 0: give back) from the buckets tk pays from: the partition's
+ * ceiling, the table, and the partition's share unless the table's rate
+ * paid (borrowed) or the table is on-demand. Caller holds mu. */
+static void
+settle(struct throttle_table *t, struct tpart *p,
+       const struct throttle_ticket *tk, int o, int64_t mu)
+{
+    p->c[o].level -= mu;
+    t->tb[o].level -= mu;
+    if (!t->on_demand && !tk->borrowed)
+        p->b[o].level -= mu;
 }
 
 enum throttle_cause
@@ -346,20 +382,28 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
     p = &t->p[part];
     table_advance(t, p, now_ms);
     c = decide(t, p, o, need_mu, &borrow);
+    if (c == THROTTLE_OK)
+        heat_admitted(p);
+    else if (!bucket_has(&p->c[o], need_mu))
+        heat_refused(p, t->last_ms);    /* the ceiling itself refused */
     if (c != THROTTLE_OK && !t->lim.enforce) {
         p->would[o]++;
         c = THROTTLE_OK;
         borrow = false;
     }
     if (c == THROTTLE_OK) {
-        p->admitted[o]++;
-        if (borrow)
-            p->borrowed[o]++;
         if (tk != NULL) {
             tk->part = part;
             tk->op = (enum throttle_op)o;
             tk->borrowed = borrow;
+            /* Taken now, so the requests that follow see it; the charge
+             * settles the difference with the real cost. */
+            tk->reserved = need_mu;
+            settle(t, p, tk, o, need_mu);
         }
+        p->admitted[o]++;
+        if (borrow)
+            p->borrowed[o]++;
     } else {
         p->throttled[o][c]++;
         win_add(&p->rej[o], 1);
@@ -378,6 +422,7 @@ throttle_ticket_init(struct throttle_ticket *tk, unsigned part,
     tk->part = part;
     tk->op = op;
     tk->borrowed = false;
+    tk->reserved = 0;
 }
 
 void
@@ -385,27 +430,26 @@ throttle_charge(struct throttle_table *t, const struct throttle_ticket *tk,
                 double units, const uint8_t *pk, size_t pk_len,
                 uint64_t now_ms)
 {
-    int64_t mu = to_mu(units);
+    int64_t mu = units > 0 ? to_mu(units) : 0;
     int o = tk->op == THROTTLE_READ ? THROTTLE_READ : THROTTLE_WRITE;
     struct tpart *p;
 
-    if (mu <= 0)
+    if (mu == 0 && tk->reserved == 0)
         return;
     pthread_mutex_lock(&t->mu);
     p = &t->p[tk->part < t->n ? tk->part : t->n - 1];
     now_ms = table_advance(t, p, now_ms);
-    if (tk->borrowed)
-        win_add(&p->bw[o], mu);
-    else
-        p->b[o].level -= mu;            /* may go below zero: debt */
-    win_add(&p->w[o], mu);
-    win_add(&t->tw[o], mu);
-    p->h[o].v[p->h[o].sec % THROTTLE_HISTORY_S] += mu;
-    p->total[o] += mu;
-    peak_note(&t->pk[o], now_ms, t->tw[o].sum);
-    sketch_add_mu(t->hk[o == THROTTLE_READ ? THROTTLE_HK_READ
-                                           : THROTTLE_HK_WRITE],
-                  pk, pk_len, mu);
+    settle(t, p, tk, o, mu - tk->reserved);  /* may leave debt */
+    if (mu > 0) {
+        win_add(&p->w[o], mu);
+        win_add(&t->tw[o], mu);
+        p->h[o].v[p->h[o].sec % THROTTLE_HISTORY_S] += mu;
+        p->total[o] += mu;
+        peak_note(&t->pk[o], now_ms, t->tw[o].sum);
+        sketch_add_mu(t->hk[o == THROTTLE_READ ? THROTTLE_HK_READ
+                                               : THROTTLE_HK_WRITE],
+                      pk, pk_len, mu);
+    }
     pthread_mutex_unlock(&t->mu);
 }
 

@@ -107,18 +107,24 @@ struct throttle_ticket {
     unsigned part;
     enum throttle_op op;
     bool borrowed;                  /* paid from the table's unused rate */
+    int64_t reserved;               /* microunits taken at admission; the
+                                       charge settles the difference */
 };
 
 /*
  * May a request on partition part run at now_ms? need is the least the
  * request can cost as known before it runs (PutItem: the new item's write
  * units; GetItem: 1, or 0.5 eventually consistent; anything unknown: 1).
- * Values <= 0 mean 1. Returns THROTTLE_OK and fills tk (the request may
- * run, then must call throttle_charge), or the cause of the rejection: the
- * request must then change nothing and fail with throttle_err(). With
- * lim.enforce false it always returns THROTTLE_OK (counting what would
- * have been throttled). pk (may be NULL) is the partition key's bytes, for
- * the hot-key counters of throttled keys.
+ * Values <= 0 mean 1. Returns THROTTLE_OK and fills tk: need is taken
+ * from the buckets at once (so the requests after it, such as the next
+ * item of a batch or transaction, see it), and the request must then call
+ * throttle_charge with its real cost (0 when it did not run: need is
+ * given back; with tk NULL nothing is taken, it is only a question). Or
+ * returns the cause of the rejection: the request must change nothing and
+ * fail with throttle_err(). With lim.enforce false it always returns
+ * THROTTLE_OK (counting what would have been throttled). pk (may be NULL)
+ * is the partition key's bytes, for the hot-key counters of throttled
+ * keys.
  */
 enum throttle_cause throttle_admit(struct throttle_table *t, unsigned part,
                                    enum throttle_op op, double need,
@@ -128,9 +134,11 @@ enum throttle_cause throttle_admit(struct throttle_table *t, unsigned part,
  * partition was not asked): paid from the partition's own bucket. */
 void throttle_ticket_init(struct throttle_ticket *tk, unsigned part,
                           enum throttle_op op);
-/* Charge the real cost (units, e.g. 0.5, 1, 11) of a request admitted
- * with tk. May drive the bucket below zero: that debt delays the next
- * admission. pk (may be NULL) feeds the consumed-capacity hot keys. */
+/* Charge the real cost (units, e.g. 0.5, 1, 11; 0 when nothing ran) of a
+ * request admitted with tk: what admission took is settled against it. A
+ * cost above what admission knew may drive a bucket below zero: that debt
+ * delays the next admission. pk (may be NULL) feeds the consumed-capacity
+ * hot keys. Call it once per admission. */
 void throttle_charge(struct throttle_table *t,
                      const struct throttle_ticket *tk, double units,
                      const uint8_t *pk, size_t pk_len, uint64_t now_ms);
@@ -167,6 +175,20 @@ int throttle_batch_err(struct throttle_table *t, enum throttle_op op,
 const char *throttle_txn_code(struct throttle_table *t,
                               enum throttle_cause cause);
 
+/*
+ * Split for heat (adaptive capacity isolating frequently accessed items,
+ * heat.c): note that a request asked for need units at ring position pos
+ * (the top 64 bits of its partition key's hash) on partition part. Returns
+ * true, with *split_at set, when that partition's ceiling has been
+ * refusing requests for lim.heat_split_s seconds and its demand comes from
+ * at least two positions: split it at *split_at, between its two hottest
+ * keys, so that each gets a partition (and a ceiling) of its own. One key
+ * alone (one item, or one item collection) is never split.
+ */
+bool throttle_heat_note(struct throttle_table *t, unsigned part,
+                        uint64_t pos, double need, uint64_t now_ms,
+                        uint64_t *split_at);
+
 /* ------------------------------------------------------------------------
  * Observability: per-partition and per-table counters, hot keys.
  * ---------------------------------------------------------------------- */
@@ -178,6 +200,9 @@ struct throttle_op_stats {
     double level;                   /* bucket level, units (may be < 0) */
     double capacity;                /* bank size, units */
     double ceiling;                 /* partition ceiling, units/s */
+    double ceiling_level;           /* what the ceiling's burst holds now,
+                                       units (may be < 0) */
+    double ceiling_capacity;        /* the burst it absorbs at once */
     double last_1s;                 /* consumed in the last second */
     double last_60s;                /* consumed in the last 60 seconds */
     double consumed_total;          /* since creation */
@@ -198,6 +223,9 @@ struct throttle_table_stats {
     bool on_demand;
     double provisioned[2];          /* rcu, wcu (0 on-demand) */
     double limit[2];                /* on-demand: current instant capacity */
+    double table_level[2];          /* the table's bucket: provisioned bank
+                                       or on-demand instant capacity left */
+    double table_capacity[2];       /* its size */
     double peak[2];                 /* settled previous peak, units/s */
     struct throttle_op_stats op[2]; /* sums over partitions; share, level,
                                        capacity and ceiling summed too */

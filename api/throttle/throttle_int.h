@@ -78,6 +78,15 @@ struct bucket {
     uint64_t t_ms;                      /* last refill */
 };
 
+/* Does b hold enough for a request of need microunits? A need larger than
+ * the whole bucket is clipped to it, so a request bigger than the bucket
+ * runs once the bucket is full (and leaves it in debt) instead of never. */
+static inline bool
+bucket_has(const struct bucket *b, int64_t need)
+{
+    return b->level >= (need < b->cap ? need : (b->cap > 0 ? b->cap : 0));
+}
+
 /* Consumption over the last second: 100 slots of 10 ms. The sum counts the
  * current slot and the 99 before it. */
 struct win {
@@ -105,6 +114,9 @@ struct peak {
 };
 
 void bucket_refill(struct bucket *b, uint64_t now_ms);
+/* New rate (milliunits/s) and a bank of seconds of it; the level is kept,
+ * clipped to the new bank. */
+void bucket_set(struct bucket *b, int64_t rate, double seconds);
 void win_init(struct win *w, uint64_t now_ms);
 void win_advance(struct win *w, uint64_t now_ms);
 void win_add(struct win *w, int64_t mu);
@@ -118,10 +130,26 @@ void peak_note(struct peak *pk, uint64_t now_ms, int64_t sample);
  * The state of one table or GSI (throttle.c).
  * ---------------------------------------------------------------------- */
 
+/* Split for heat (heat.c): demand on a partition by ring position while
+ * its ceiling keeps refusing requests. */
+#define HEAT_KEYS 4
+
+struct heat {
+    uint64_t since_ms;                  /* hot since (the ceiling refused a
+                                           request); 0: not hot */
+    unsigned n;
+    struct {
+        uint64_t pos;                   /* top 64 bits of a key's hash */
+        int64_t mu;                     /* demand asked for there */
+    } top[HEAT_KEYS];                   /* space-saving, n used */
+};
+
 struct tpart {
-    struct bucket b[2];                 /* share + burst bank */
-    struct win w[2];                    /* all consumption: the ceiling */
-    struct win bw[2];                   /* consumption paid by borrowing */
+    struct heat heat;                   /* split for heat (heat.c) */
+    struct bucket b[2];                 /* provisioned share + burst bank */
+    struct bucket c[2];                 /* the partition maximum and the
+                                           burst it absorbs at once */
+    struct win w[2];                    /* consumption, last second */
     struct hist h[2];
     struct win rej[2];                  /* rejections, last second (count) */
     int64_t total[2];                   /* consumed since creation, mu */
@@ -139,6 +167,10 @@ struct throttle_table {
     int64_t odmax[2];                   /* OnDemandThroughput, mu/s; 0 none */
     unsigned n;
     struct tpart *p;                    /* owned: n entries */
+    struct bucket tb[2];                /* the table: provisioned rate and
+                                           bank (adaptive capacity), or an
+                                           on-demand table's instant
+                                           capacity */
     struct win tw[2];                   /* table consumption, last second */
     struct peak pk[2];
     struct throttle_sketch *hk[THROTTLE_HK_COUNT]; /* owned */
@@ -164,6 +196,11 @@ uint64_t table_lock_all(struct throttle_table *t, uint64_t now_ms);
  * unlocked, err set to DDB_INTERNAL) if part is out of range. */
 struct tpart *table_lock_part(struct throttle_table *t, unsigned part,
                               uint64_t now_ms, struct ddb_err *err);
+
+/* heat.c, caller holds t->mu: the ceiling of p refused (hot since now)
+ * or admitted a request (cooled down once its burst is half back). */
+void heat_refused(struct tpart *p, uint64_t now_ms);
+void heat_admitted(struct tpart *p);
 
 /* Add w microunits to key (copied) in s (registry.c). */
 void sketch_add_mu(struct throttle_sketch *s, const uint8_t *key, size_t len,

@@ -130,8 +130,10 @@ if command -v timeout >/dev/null 2>&1; then
 fi
 # Every tests/e2e/test_*.py runs in the py suites; the ones below start
 # their own servers or need a newer client, so only the py suite runs them
-# (test_throttling has its own "throttle" line in the summary).
-PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling test_demo test_disk_full"
+# (test_throttling, test_bursts and test_keyhash have their own "throttle"
+# line in the summary).
+PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
+PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_bursts test_keyhash"
 PY_OWN_SERVER="$PY_OWN_SERVER test_vector_durability test_vector_lifecycle"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
@@ -171,7 +173,7 @@ for s in $SUITES; do
     cli)
         run_py cli "$PY" cli_test ;;
     throttle)       # its own line in the summary: DynamoDB's throttling
-        run_py throttle "$PY" test_throttling ;;
+        run_py throttle "$PY" test_throttling test_bursts test_keyhash ;;
     js)
         echo "=== js"
         if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

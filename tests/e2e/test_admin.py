@@ -2,8 +2,9 @@
 # test_admin.py - seeing the throttling (issue 3): the admin API
 # (GET /shardlocal/...), GET /metrics and Describe/Update/List
 # ContributorInsights, on a private server with the virtual clock and
-# 10 WCU / 30 RCU partitions (--throttle-scale 0.01), so every number is
-# exact.
+# 10 WCU / 30 RCU partitions (--throttle-scale 0.01) that absorb no burst
+# above their ceiling (--partition-burst-seconds 1), so every number is
+# exact and small.
 import json
 import re
 import shutil
@@ -102,7 +103,8 @@ class AdminTest(unittest.TestCase):
     def setUpClass(cls):
         cls.dir, cls.proc, cls.url = start_temp_server(
             "shardlocal-admin.", "--in-memory", "--virtual-clock",
-            "--throttle-scale", "0.01", "--status-delay-ms", "0")
+            "--throttle-scale", "0.01", "--partition-burst-seconds", "1",
+            "--status-delay-ms", "0")
         cls.c = standard_client(cls.url)
 
     @classmethod

@@ -56,9 +56,10 @@ class DemoTest(unittest.TestCase):
             self.assertEqual(ph["ok"] + ph["throttled"], ph["sent"])
             self.assertGreaterEqual(ph["sent"], SECONDS * RATE * 0.8)
         # One key, one partition: about 10 of 30 writes a second get in
-        # (the ceiling), the rest are ProvisionedThroughputExceeded.
-        self.assertGreater(naive["throttled"], naive["sent"] // 3)
-        self.assertLessEqual(naive["ok"], SECONDS * 10 + 10)
+        # (the ceiling, after the 25 its burst takes at once), the rest
+        # are ProvisionedThroughputExceeded.
+        self.assertGreater(naive["throttled"], naive["sent"] // 4)
+        self.assertLessEqual(naive["ok"], SECONDS * 10 + 25 + 10)
         self.assertEqual(set(naive["codes"]),
                          {"ProvisionedThroughputExceededException"})
         if naive["reasons"]:                 # botocore that models them
@@ -66,7 +67,8 @@ class DemoTest(unittest.TestCase):
                              {"TableWriteKeyRangeThroughputExceeded"})
         # Ten keys over eight partitions: the busiest takes 6 writes/s.
         self.assertLessEqual(sharded["throttled"], sharded["sent"] // 20)
-        self.assertGreater(sharded["ok"], 2 * naive["ok"])
+        self.assertGreater(sharded["ok"],
+                           naive["ok"] + naive["throttled"] // 2)
         # Throttled writes changed nothing: the counters add up.
         self.assertEqual(r["naive_counter"], naive["ok"])
         self.assertEqual(r["scatter_gather"]["sum"], sharded["ok"])

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # test_throttling.py - throttled writes as clients see them (throttling.md
 # sections 4-5): a provisioned table past its burst, an on-demand hot key
-# past the 1,000 WCU/s partition ceiling. Exact types and messages, HTTP
-# 400, nothing written. 100 KB items keep the request count small.
+# past the 1,000 WCU/s partition ceiling (and the 2,500 units it absorbs
+# at once). Exact types and messages, HTTP 400, nothing written. 100 KB
+# items keep the request count small.
 import unittest
 
 from botocore.exceptions import ClientError
@@ -27,13 +28,15 @@ THROTTLING_MSG = (
 @unittest.skipIf(ON_DYNALITE, "dynalite does not throttle")
 class ThrottlingTest(E2ECase):
 
-    def flood(self, table, key_of, limit):
-        """Put BIG items until one is throttled; return (error, key, n)."""
+    def flood(self, table, key_of, limit, size=len(BIG)):
+        """Put BIG items (or items of size bytes) until one is throttled;
+        return (error, key, n)."""
+        data = "x" * size
         for i in range(limit):
             key = key_of(i)
             try:
                 self.c.put_item(TableName=table, Item={
-                    "pk": {"S": key}, "n": {"N": str(i)}, "d": {"S": BIG}})
+                    "pk": {"S": key}, "n": {"N": str(i)}, "d": {"S": data}})
             except ClientError as e:
                 return e, key, i
         self.fail("%d puts of 100 KB were never throttled" % limit)
@@ -65,10 +68,11 @@ class ThrottlingTest(E2ECase):
         self.assertEqual(r["Item"], {"n": {"N": "0"}})
 
     def test_on_demand_hot_key(self):
-        # One partition key value is capped at 1,000 WCU/s: 40 x 100 WCU
-        # as fast as one client can send them must throttle.
+        # One partition key value is capped at 1,000 WCU/s after a burst
+        # of 2,500: 40 x 390 WCU as fast as one client can send them (in
+        # far less than the 13 s that would take) must throttle.
         t = self.make_table()
-        e, _, n = self.flood(t, lambda i: "hot", 40)
+        e, _, n = self.flood(t, lambda i: "hot", 40, size=390 * 1024)
         resp = e.response
         self.assertEqual(resp["Error"]["Code"], THROTTLING, resp["Error"])
         self.assertEqual(resp["Error"]["Message"], THROTTLING_MSG)
@@ -162,8 +166,10 @@ class Raw:
 
 def partition_of(key, nparts):
     """The partition of an S partition key on an even layout (partmap.c):
-    largest i with floor(i * 2^64 / n) <= top 64 bits of MD5(key)."""
-    h = int.from_bytes(hashlib.md5(key.encode()).digest()[:8], "big")
+    largest i with floor(i * 2^64 / n) <= top 64 bits of DynamoDB's key
+    hash, MD5 of "Outliers" and the key (storage/item_codec.c)."""
+    h = int.from_bytes(hashlib.md5(b"Outliers" + key.encode()).digest()[:8],
+                       "big")
     i = h * nparts >> 64
     while i + 1 < nparts and (i + 1) * (1 << 64) // nparts <= h:
         i += 1
@@ -223,18 +229,19 @@ class AcceptanceTest(VirtualClockCase):
 
     def test_1_hot_key_provisioned(self):
         arn = self.create("acc1", 300, 900)          # 1 partition
-        ok, errs = self.raw.puts("acc1", [item_of("hot", 1024)] * 1500)
-        # The bank holds 270,000: the 1,000 WCU/s ceiling binds.
-        self.assertEqual(ok, 1000)
+        ok, errs = self.raw.puts("acc1", [item_of("hot", 1024)] * 3000)
+        # The bank holds 270,000: the partition's ceiling binds, which
+        # takes 2.5 s of its 1,000 WCU/s at once.
+        self.assertEqual(ok, 2500)
         self.assertEqual(len(errs), 500)
         for e in errs:
             self.assertEqual(e["message"], PTEE_MSG)
             self.assertThrottled(e, PTEE, KEY_RANGE_W, arn,
                                  "ThrottlingReasons")
-        # One second later the key is served again.
+        # One second later the key is served again: 1,000 more.
         self.raw.advance(1000)
-        ok, _ = self.raw.puts("acc1", [item_of("hot", 1024)] * 10)
-        self.assertEqual(ok, 10)
+        ok, _ = self.raw.puts("acc1", [item_of("hot", 1024)] * 1200)
+        self.assertEqual(ok, 1000)
         # Logged at info, rate-limited, with table, partition, key, reason.
         lines = [l for l in self.log().splitlines() if "throttled" in l]
         self.assertTrue(lines)
@@ -270,10 +277,10 @@ class AcceptanceTest(VirtualClockCase):
                     for p in pv["partitions"]}
             for part, suffixes in landed.items():
                 self.assertEqual(used[part], 75.0 * len(suffixes))
-        # The same load on one key, a second later, throttles.
+        # Twice the load on one key, a second later, throttles.
         self.raw.advance(1000)
-        ok, errs = self.raw.puts("acc2", [item_of("hot", 1024)] * 1500)
-        self.assertEqual(ok, 1000)
+        ok, errs = self.raw.puts("acc2", [item_of("hot", 1024)] * 3000)
+        self.assertEqual(ok, 2500)
 
     def _adaptive(self, name, adaptive):
         # The docs' example: 400 WCU over 4 partitions (100 each). Create
@@ -319,32 +326,41 @@ class AcceptanceTest(VirtualClockCase):
         self.assertEqual(sum(per_sec) * 10, 30000 + 59 * 100, per_sec)
 
     def test_5_three_kb_items(self):
+        # 600 writes of 3 KB a second to one key for 10 s: the burst (2,500
+        # units), then 333 a second, every second; over the 10 s (nine
+        # seconds of refill), (2,500 + 9 x 1,000) / 3.
         self.create("acc5", 300, 900)
-        for sec in range(3):
-            ok, errs = self.raw.puts("acc5", [item_of("k", 3072)] * 400)
-            self.assertEqual(ok, 333)
+        per_sec = []
+        for sec in range(10):
+            ok, errs = self.raw.puts("acc5", [item_of("k", 3072)] * 600)
+            per_sec.append(ok)
             self.raw.advance(1000)
+        self.assertEqual(per_sec[0], 600)
+        for ok in per_sec[2:]:
+            self.assertIn(ok, (333, 334), per_sec)
+        self.assertIn(sum(per_sec), (3833, 3834), per_sec)
 
     def test_6_on_demand(self):
         arn = self.create("acc6")
-        ok, errs = self.raw.puts("acc6", [item_of("hot", 1024)] * 1500)
-        self.assertEqual(ok, 1000)
+        ok, errs = self.raw.puts("acc6", [item_of("hot", 1024)] * 3000)
+        self.assertEqual(ok, 2500)
         self.assertEqual(len(errs), 500)
         self.assertEqual(errs[0]["message"], THROTTLING_MSG)
         self.assertThrottled(errs[0], THROTTLING, KEY_RANGE_W, arn,
                              "throttlingReasons")
         # A cold table is served up to 2x its previous peak: with an
-        # initial capacity of 200 WRU, it serves 200 at first; once that
-        # peak is 30 minutes old, 400 at once.
+        # instant capacity of 200 WRU a second it takes 500 at once (2.5 s
+        # of it); once that second (500) is a peak 30 minutes old, the
+        # rate is 1,000 a second, 2,500 at once.
         self.create("acc6b", tags={"ondemand-initial-wru": "200"})
         ok, errs = self.raw.puts("acc6b", [item_of("k%d" % i, 1024)
-                                           for i in range(300)])
-        self.assertEqual(ok, 200)
+                                           for i in range(600)])
+        self.assertEqual(ok, 500)
         self.assertEqual(errs[0]["__type"].split("#")[1], THROTTLING)
         self.raw.advance(31 * 60 * 1000)
         ok, errs = self.raw.puts("acc6b", [item_of("j%d" % i, 1024)
-                                           for i in range(500)])
-        self.assertEqual(ok, 400)
+                                           for i in range(3000)])
+        self.assertEqual(ok, 2500)
 
     def test_7_update_table_splits(self):
         self.create("acc7", 3000, 1000)     # ceil(1 + 1) = 2 partitions
@@ -376,8 +392,8 @@ class AcceptanceTest(VirtualClockCase):
             self.assertEqual(st, 200, r)
             self.assertEqual(r["Item"]["pk"]["S"], k)
         self.raw.advance(1000)
-        ok, errs = self.raw.puts("acc7", [item_of("hot", 1024)] * 1500)
-        self.assertEqual(ok, 1000)
+        ok, errs = self.raw.puts("acc7", [item_of("hot", 1024)] * 3000)
+        self.assertEqual(ok, 2500)
 
     def test_8_boto3_retries(self):
         self.create("acc8")
@@ -406,7 +422,7 @@ class AcceptanceTest(VirtualClockCase):
         self.assertEqual(resp["ResponseMetadata"]["RetryAttempts"], 0)
         # The real engine too: a hot key throttled until a thread moves
         # the virtual clock; boto3's retries then get through.
-        self.raw.puts("acc8", [item_of("hot", 1024)] * 1001)
+        self.raw.puts("acc8", [item_of("hot", 1024)] * 2501)
         mover = threading.Timer(0.2, lambda: Raw(self.url).advance(1000))
         mover.start()
         r = retrying.put_item(TableName="acc8", Item=item_of("hot", 1024))
@@ -459,11 +475,15 @@ class KnobTest(VirtualClockCase):
 
     def test_partition_wcu_tag(self):
         self.create("tagged", tags={"partition-wcu": "10"})
-        ok, errs = self.raw.puts("tagged", [item_of("k", 500)] * 20)
+        ok, errs = self.raw.puts("tagged", [item_of("k", 500)] * 30)
+        self.assertEqual(ok, 25)
+        self.create("tagged1", tags={"partition-wcu": "10",
+                                     "partition-burst-seconds": "1"})
+        ok, errs = self.raw.puts("tagged1", [item_of("k", 500)] * 30)
         self.assertEqual(ok, 10)
         self.create("untagged")
-        ok, errs = self.raw.puts("untagged", [item_of("k", 500)] * 20)
-        self.assertEqual(ok, 20)
+        ok, errs = self.raw.puts("untagged", [item_of("k", 500)] * 30)
+        self.assertEqual(ok, 30)
 
     def test_reads_query_scan(self):
         self.create("reads", 3, 1, tags={"burst-start-full": "off"})
@@ -571,6 +591,60 @@ class KnobTest(VirtualClockCase):
         self.assertEqual(per, want)
         self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 200.0)
 
+    def read_units(self, table):
+        """What the partitions of table were charged for reads, in all."""
+        st, pv = self.raw.admin("/shardlocal/tables/%s/partitions" % table)
+        self.assertEqual(st, 200, pv)
+        return sum(p["read"]["consumed_total"] for p in pv["partitions"])
+
+    def test_scan_rounded_over_page(self):
+        # A Scan page's items are summed, then rounded once: ten small
+        # items on four partitions cost 1.0 (0.5 eventually consistent),
+        # not one unit per partition read; the buckets pay what
+        # ConsumedCapacity reports (developer guide, "Read consumption":
+        # Scan and Query round the page's total size up to 4 KB).
+        self.create("scan1")                # on-demand: 4 partitions
+        for i in range(10):
+            self.raw.call("PutItem", {"TableName": "scan1",
+                                      "Item": item_of("s%d" % i, 100)})
+        parts = {partition_of("s%d" % i, 4) for i in range(10)}
+        self.assertGreater(len(parts), 1)   # the page reads several
+        st, r = self.raw.call("Scan", {"TableName": "scan1",
+                                       "ConsistentRead": True,
+                                       "ReturnConsumedCapacity": "TOTAL"})
+        self.assertEqual((st, r["Count"]), (200, 10))
+        self.assertEqual(r["ConsumedCapacity"],
+                         {"TableName": "scan1", "CapacityUnits": 1.0})
+        self.assertEqual(self.read_units("scan1"), 1.0)
+        st, r = self.raw.call("Scan", {"TableName": "scan1",
+                                       "ReturnConsumedCapacity": "INDEXES"})
+        self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 0.5)
+        self.assertEqual(r["ConsumedCapacity"]["Table"],
+                         {"CapacityUnits": 0.5})
+        self.assertEqual(self.read_units("scan1"), 1.5)
+        # Query: 10 items of 4,178 bytes (40.8 KB) are 44 KB, 11 units
+        # (the developer guide's example; rounded per item they would be
+        # 20), charged to the key's partition.
+        self.c.create_table(
+            TableName="query1", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk",
+                                   "AttributeType": "S"},
+                                  {"AttributeName": "sk",
+                                   "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}])
+        for i in range(10):
+            it = item_of("p", 4178, sk="%02d" % i)
+            self.raw.call("PutItem", {"TableName": "query1", "Item": it})
+        st, r = self.raw.call("Query", {
+            "TableName": "query1", "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": {"S": "p"}},
+            "ReturnConsumedCapacity": "TOTAL"})
+        self.assertEqual((st, r["Count"]), (200, 10), r)
+        self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 11.0)
+        self.assertEqual(self.read_units("query1"), 11.0)
+
     def test_fault_fraction_and_key(self):
         self.create("faulty")
         st, r = self.raw.admin("/shardlocal/faults", {
@@ -638,11 +712,14 @@ class ScaleTest(VirtualClockCase):
     FLAGS = ("--in-memory", "--virtual-clock", "--throttle-scale", "0.01")
 
     def test_ten_wcu_partition(self):
+        # 25 at once (2.5 s of 10 WCU/s), then 10 a second.
         self.create("scaled", 1, 9)
-        for _ in range(3):
+        per_sec = []
+        for _ in range(4):
             ok, _ = self.raw.puts("scaled", [item_of("k", 1000)] * 20)
-            self.assertEqual(ok, 10)
+            per_sec.append(ok)
             self.raw.advance(1000)
+        self.assertEqual(per_sec, [20, 15, 10, 10])
 
 
 class SplitSizeTest(VirtualClockCase):

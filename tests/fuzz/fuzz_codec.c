@@ -5,12 +5,14 @@
  * again gives the same bytes) and key encoding (storage/item_codec.c) of
  * any AttributeValue the input parses to. A finding: a crash, a sanitizer
  * report, or a broken invariant. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "storage/json_fast.h"
+#include "storage/util.h"
 #include "storage/storage.h"
 
 #define CHECK(c)                                                          \
@@ -21,6 +23,33 @@
         }                                                                 \
     } while (0)
 
+/* Does v hold an object key with a NUL in it? jansson refuses those even
+ * with JSON_ALLOW_NUL; the fast path keeps them (DynamoDB accepts NUL in
+ * attribute names). */
+static bool
+has_nul_key(const json_t *v)
+{
+    const char *k;
+    json_t *x;
+    size_t i;
+
+    if (json_is_object(v)) {
+        void *it = json_object_iter((json_t *)v);
+
+        for (; it != NULL; it = json_object_iter_next((json_t *)v, it)) {
+            k = json_object_iter_key(it);
+            if (strlen(k) != json_object_iter_key_len(it) ||
+                has_nul_key(json_object_iter_value(it)))
+                return true;
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, x)
+            if (has_nul_key(x))
+                return true;
+    }
+    return false;
+}
+
 static void
 json_paths(const char *in, size_t size)
 {
@@ -29,9 +58,9 @@ json_paths(const char *in, size_t size)
     json_error_t jerr;
     uint8_t key[KEY_BYTES_MAX];
 
-    slow = json_loadb(in, size, 0, &jerr);
+    slow = json_loadb(in, size, JSON_ALLOW_NUL, &jerr);
     if (fast != NULL) {
-        CHECK(slow != NULL && json_equal(fast, slow));
+        CHECK(slow != NULL ? json_same(fast, slow) : has_nul_key(fast));
         if (json_fast_dump(fast, &b) == 0) {
             char *ref = json_dumps(fast, JSON_COMPACT);
 

@@ -48,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         EXPR_UPDATE
     };
     struct key_schema ks = { "pk", 'S', "sk", 'N' };
-    json_t *names, *values, *item, *out = NULL;
+    json_t *names, *values, *item, *key, *out = NULL;
     struct expr_env *env = NULL;
     struct expr *e = NULL;
     struct ddb_err err;
@@ -103,13 +103,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             need_msg(&err);
             break;
         }
-        if (expr_update_apply(e, item, &out, &err) != 0)
+        if (expr_update_apply(e, item, NULL, &out, &err) != 0)
             need_msg(&err);
         ddb_err_clear(&err);
         json_decref(out);
         out = NULL;
-        if (expr_update_apply(e, NULL, &out, &err) != 0)
+        /* a missing item: the update starts from the key */
+        key = item_key_map(&ks, item);
+        if (expr_update_apply(e, NULL, key, &out, &err) != 0)
             need_msg(&err);
+        json_decref(key);
         break;
     }
     ddb_err_clear(&err);

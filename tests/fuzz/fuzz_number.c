@@ -3,8 +3,9 @@
  * input "a" or "a|b". Each number that parses must round-trip through its
  * sortable encoding, and for two numbers the encodings' memcmp order,
  * num_cmp and the sign of a - b must agree; a + b - b must equal a when
- * both succeed. A finding: a crash, a sanitizer report, or a broken
- * invariant. */
+ * both succeed. Its hash key (DynamoDB's form, num_hashkey) is built and
+ * bounded; any bytes given as an encoding are decoded, hashed or refused.
+ * A finding: a crash, a sanitizer report, or a broken invariant. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,15 @@ one(const char *text, char *out, uint8_t *key)
     CHECK(num_from_sortkey(key, n, back) == 0);
     CHECK(strcmp(back, out) == 0);
     CHECK(num_cmp(out, out) == 0);
+    {
+        uint8_t hk[NUM_HASH_MAX];
+        size_t h = num_hashkey(key, n, hk);
+
+        CHECK(h > 0 && h <= NUM_HASH_MAX - 2);
+        /* zero is the one byte 0x80, nothing else is one byte */
+        CHECK((h == 1) == (strcmp(out, "0") == 0));
+        CHECK(h > 1 || hk[0] == 0x80);
+    }
     return n;
 }
 
@@ -67,6 +77,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     /* any bytes as an encoding: decoded or refused, never a crash */
     (void)num_from_sortkey(data, size, back);
+    {
+        uint8_t hk[NUM_HASH_MAX], h[16];
+
+        CHECK(num_hashkey(data, size, hk) <= NUM_HASH_MAX - 2);
+        if (size <= KEY_BYTES_MAX)
+            key_pk_hash('N', data, size, h);
+    }
     bar = strchr(text, '|');
     if (bar != NULL)
         *bar = '\0';

@@ -57,7 +57,7 @@ num_key(const char *n, struct item_key *k)
     av = json_pack("{s:s}", "N", canon);
     len = key_encode_value(av, pk);
     ck_assert_int_gt(len, 0);
-    key_set(k, pk, (size_t)len, NULL, 0);
+    key_set(k, 'N', pk, (size_t)len, NULL, 0);
     json_decref(av);
 }
 

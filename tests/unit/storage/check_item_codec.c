@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check_item_codec.c - storage/item_codec.c: key value encoding (S, B, N),
- * base64, MD5 placement hash, and the property that memcmp order of
+ * base64, DynamoDB's key hash (and the scan orders recorded from
+ * DynamoDB that it gives), and the property that memcmp order of
  * encodings is DynamoDB's order (av_compare) for random S, B and N values. */
 
 #include <check.h>
@@ -147,33 +148,159 @@ END_TEST
  * hash
  * ---------------------------------------------------------------------- */
 
+/* DynamoDB's key hash: MD5 of "Outliers" and the key's bytes (the values
+ * below are MD5 itself, computed apart from the code). */
 START_TEST(test_item_codec_hash)
 {
-    static const uint8_t md5_abc[16] = {
-        0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0,
-        0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f, 0x72,
+    static const uint8_t md5_abc[16] = {        /* MD5("Outliersabc") */
+        0x12, 0xdb, 0x4f, 0x35, 0x6e, 0xd3, 0x52, 0x85,
+        0x1d, 0x5c, 0xa6, 0x98, 0xec, 0xe1, 0x90, 0x84,
     };
-    static const uint8_t md5_empty[16] = {
-        0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04,
-        0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8, 0x42, 0x7e,
+    static const uint8_t md5_empty[16] = {      /* MD5("Outliers") */
+        0x65, 0xa4, 0xc0, 0x52, 0x94, 0xbe, 0x89, 0x32,
+        0x05, 0x70, 0x45, 0x2e, 0xd0, 0x24, 0xfd, 0x8c,
     };
     struct item_key *k = calloc(1, sizeof(*k));
+    uint8_t h[16];
 
-    key_set(k, (const uint8_t *)"abc", 3, (const uint8_t *)"zz", 2);
+    key_set(k, 'S', (const uint8_t *)"abc", 3, (const uint8_t *)"zz", 2);
     ck_assert_int_eq(memcmp(k->hash, md5_abc, 16), 0);
     ck_assert_uint_eq(k->pk_len, 3);
     ck_assert_uint_eq(k->sk_len, 2);
     ck_assert_int_eq(memcmp(k->pk, "abc", 3), 0);
     ck_assert_int_eq(memcmp(k->sk, "zz", 2), 0);
-    ck_assert(key_hash64(k->hash) == UINT64_C(0x900150983cd24fb0));
-    /* The sort key does not move the item. */
-    key_set(k, (const uint8_t *)"abc", 3, NULL, 0);
+    ck_assert(key_hash64(k->hash) == UINT64_C(0x12db4f356ed35285));
+    /* The sort key does not move the item; S, B and raw bytes hash the
+     * same bytes. */
+    key_set(k, 'S', (const uint8_t *)"abc", 3, NULL, 0);
     ck_assert_int_eq(memcmp(k->hash, md5_abc, 16), 0);
     ck_assert_uint_eq(k->sk_len, 0);
-    key_set(k, (const uint8_t *)"", 0, NULL, 5);
+    key_pk_hash('B', (const uint8_t *)"abc", 3, h);
+    ck_assert_int_eq(memcmp(h, md5_abc, 16), 0);
+    key_pk_hash(0, (const uint8_t *)"abc", 3, h);
+    ck_assert_int_eq(memcmp(h, md5_abc, 16), 0);
+    key_set(k, 'S', (const uint8_t *)"", 0, NULL, 5);
     ck_assert_int_eq(memcmp(k->hash, md5_empty, 16), 0);
     ck_assert_uint_eq(k->sk_len, 0);
     free(k);
+}
+END_TEST
+
+/* Number keys are hashed in DynamoDB's internal decimal form (base 100,
+ * an exponent byte, a 102 terminator on short negatives): the bytes for
+ * numbers across the range, written down from that description. */
+static const struct {
+    const char *n;
+    size_t len;
+    uint8_t b[NUM_HASH_MAX];
+} num_hash_cases[] = {
+    { "0", 1, { 0x80 } },
+    { "1", 2, { 0xc1, 0x02 } },
+    { "-1", 3, { 0x3e, 0x64, 0x66 } },
+    { "10", 2, { 0xc1, 0x0b } },
+    { "100", 2, { 0xc2, 0x02 } },
+    { "-100", 3, { 0x3d, 0x64, 0x66 } },
+    { "0.5", 2, { 0xc0, 0x33 } },
+    { "999.9", 4, { 0xc2, 0x0a, 0x64, 0x5b } },
+    { "-999.9", 5, { 0x3d, 0x5c, 0x02, 0x0b, 0x66 } },
+    { "0.012345", 4, { 0xc0, 0x02, 0x18, 0x2e } },
+    { "-0.09", 3, { 0x3f, 0x5c, 0x66 } },
+    { "1E-130", 2, { 0x80, 0x02 } },
+    { "-1E-130", 3, { 0x7f, 0x64, 0x66 } },
+    { "12345678901234567890123456789012345678", 20,
+      { 0xd3, 0x0d, 0x23, 0x39, 0x4f, 0x5b, 0x0d, 0x23, 0x39, 0x4f, 0x5b,
+        0x0d, 0x23, 0x39, 0x4f, 0x5b, 0x0d, 0x23, 0x39, 0x4f } },
+    { "-12345678901234567890123456789012345678", 21,
+      { 0x2c, 0x59, 0x43, 0x2d, 0x17, 0x0b, 0x59, 0x43, 0x2d, 0x17, 0x0b,
+        0x59, 0x43, 0x2d, 0x17, 0x0b, 0x59, 0x43, 0x2d, 0x17, 0x66 } },
+    { "9.9999999999999999999999999999999999999E+125", 20,
+      { 0xff, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64,
+        0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64, 0x64 } },
+    { "-9.9999999999999999999999999999999999999E+125", 21,
+      { 0x00, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02,
+        0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x66 } },
+};
+
+START_TEST(test_item_codec_num_hashkey)
+{
+    uint8_t key[KEY_BYTES_MAX], out[NUM_HASH_MAX], h[16], want[16];
+    uint8_t buf[8 + NUM_HASH_MAX];
+    char json[NUM_TEXT_MAX + 16], canon[NUM_TEXT_MAX];
+    size_t i = (size_t)_i, n;
+    struct ddb_err e;
+    long len;
+
+    ddb_err_init(&e);
+    ck_assert_int_eq(num_canonical(num_hash_cases[i].n, canon, &e), 0);
+    snprintf(json, sizeof(json), "{\"N\": \"%s\"}", canon);
+    len = enc(json, key);
+    ck_assert_int_gt(len, 0);
+    n = num_hashkey(key, (size_t)len, out);
+    ck_assert_uint_eq(n, num_hash_cases[i].len);
+    ck_assert_int_eq(memcmp(out, num_hash_cases[i].b, n), 0);
+    /* and the key hash is MD5 of the prefix and these bytes */
+    memcpy(buf, "Outliers", 8);
+    memcpy(buf + 8, out, n);
+    key_pk_hash(0, buf + 8, n, want);
+    key_pk_hash('N', key, (size_t)len, h);
+    ck_assert_int_eq(memcmp(h, want, 16), 0);
+    /* not an encoding: hashed as raw bytes, never read past len */
+    ck_assert_uint_eq(num_hashkey((const uint8_t *)"\x05", 1, out), 0);
+}
+END_TEST
+
+/* The recorded scan orders (dynalite's test/scan.js "should return items
+ * in string hash order" and "... number hash order", run against
+ * DynamoDB): sorting by the top 64 bits of the key hash gives them. */
+static int
+hash_order(const char *const *keys, size_t n, char type,
+           const char *const *want)
+{
+    uint64_t pos[16];
+    size_t order[16];
+
+    for (size_t i = 0; i < n; i++) {
+        char json[160];
+        uint8_t b[KEY_BYTES_MAX], h[16];
+        long len;
+
+        snprintf(json, sizeof(json), "{\"%c\": \"%s\"}", type, keys[i]);
+        len = enc(json, b);
+        ck_assert_int_gt(len, 0);
+        key_pk_hash(type, b, (size_t)len, h);
+        pos[i] = key_hash64(h);
+        order[i] = i;
+    }
+    for (size_t i = 1; i < n; i++)          /* insertion sort by position */
+        for (size_t j = i; j > 0 && pos[order[j]] < pos[order[j - 1]]; j--) {
+            size_t t = order[j];
+
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(keys[order[i]], want[i]) != 0)
+            return (int)i + 1;
+    return 0;
+}
+
+START_TEST(test_item_codec_recorded_order)
+{
+    static const char *const s[] = { "0", "1", "2", "3", "4", "5", "6", "7",
+                                     "8", "9", "aardman", "hello", "zapf",
+                                     "\u00e4\u00e1\u00f6\u00fc" };
+    static const char *const s_want[] = {
+        "2", "8", "9", "1", "6", "hello", "0", "5", "4",
+        "\u00e4\u00e1\u00f6\u00fc", "aardman", "7", "3", "zapf" };
+    static const char *const n[] = { "0", "1", "2", "3", "4", "5", "6", "7",
+                                     "8", "9", "-0.09", "999.9", "0.012345",
+                                     "-999.9" };
+    static const char *const n_want[] = {
+        "7", "999.9", "8", "3", "2", "-999.9", "9", "4", "-0.09", "6", "1",
+        "0", "0.012345", "5" };
+
+    ck_assert_int_eq(hash_order(s, 14, 'S', s_want), 0);
+    ck_assert_int_eq(hash_order(n, 14, 'N', n_want), 0);
 }
 END_TEST
 
@@ -359,6 +486,10 @@ item_codec_suite(void)
 
     tc = tcase_create("hash");
     tcase_add_test(tc, test_item_codec_hash);
+    tcase_add_loop_test(tc, test_item_codec_num_hashkey, 0,
+                        (int)(sizeof(num_hash_cases) /
+                              sizeof(num_hash_cases[0])));
+    tcase_add_test(tc, test_item_codec_recorded_order);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("order");

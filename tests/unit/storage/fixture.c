@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
 
 #include "tests/unit/storage/fixture.h"
 
@@ -47,16 +46,8 @@ void
 fixture_key(struct item_key *k, const void *pk, size_t pk_len,
             const void *sk, size_t sk_len)
 {
-    unsigned int hl = 0;
-
     memset(k, 0, sizeof(*k));
-    ck_assert_int_eq(EVP_Digest(pk, pk_len, k->hash, &hl, EVP_md5(), NULL),
-                     1);
-    memcpy(k->pk, pk, pk_len);
-    k->pk_len = pk_len;
-    if (sk_len > 0)
-        memcpy(k->sk, sk, sk_len);
-    k->sk_len = sk_len;
+    key_set(k, 'S', pk, pk_len, sk, sk_len);
 }
 
 void

@@ -22,7 +22,7 @@ void fixture_setup(void);
 void fixture_teardown(void);
 
 /* k from raw partition and sort key bytes (sk_len 0: no sort key), hashed
- * with MD5 here, independently of item_codec.c; the rest of k zeroed. */
+ * as an S key (key_set); the rest of k zeroed. */
 void fixture_key(struct item_key *k, const void *pk, size_t pk_len,
                  const void *sk, size_t sk_len);
 /* The same from strings; sk NULL for none. */
