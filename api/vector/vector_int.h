@@ -103,9 +103,10 @@ size_t hnsw_search(const struct hnsw *g, const float *q, float iq, size_t k,
                    size_t ef, hnsw_accept_fn *accept, void *arg,
                    struct vec_hit *hits, size_t *visited);
 
-/* The candidate list a graph search of the k best uses (search.c): what
- * the server searches with, and bench/vector.c measures. */
-size_t vector_search_ef(size_t k);
+/* The candidate list a graph search of the k best in a graph of nodes
+ * nodes uses (search.c): what the server searches with, and
+ * bench/vector.c measures. */
+size_t vector_search_ef(size_t k, size_t nodes);
 
 /* ------------------------------------------------------------------------
  * Top-k selection shared by exact and graph search (f32.c): a bounded

@@ -193,9 +193,8 @@ recall(struct hnsw *g, enum vec_metric m, const bool *removed)
         const float *qv = queries + q * DIM;
 
         brute(m, qv, removed, want);
-        n = hnsw_search(g, qv, vec_inv_norm(qv, DIM), K, vector_search_ef(K),
-                        NULL, NULL,
-                        got, NULL);
+        n = hnsw_search(g, qv, vec_inv_norm(qv, DIM), K, vector_search_ef(K, hnsw_size(g)),
+                        NULL, NULL, got, NULL);
         for (i = 0; i < n; i++) {
             ck_assert(!removed[got[i].slot]);
             for (j = 0; j < K; j++)
@@ -264,6 +263,19 @@ START_TEST(test_hnsw_filter)
 }
 END_TEST
 
+/* The server's candidate list: EF_MIN or 16 per result up to 20,000
+ * nodes, then growing with the square root of the graph (bench/vector.c
+ * measured 100,000 nodes needing about twice the list of 20,000). */
+START_TEST(test_search_ef)
+{
+    ck_assert_uint_eq(vector_search_ef(10, 0), 256);
+    ck_assert_uint_eq(vector_search_ef(10, 20000), 256);
+    ck_assert_uint_eq(vector_search_ef(100, 500), 1600);
+    ck_assert_uint_eq(vector_search_ef(10, 80000), 512);
+    ck_assert_uint_eq(vector_search_ef(10, 100000), 573);
+}
+END_TEST
+
 static Suite *
 hnsw_suite(void)
 {
@@ -275,6 +287,7 @@ hnsw_suite(void)
     tcase_add_test(tc, test_f32_parse);
     tcase_add_test(tc, test_scores);
     tcase_add_test(tc, test_topk);
+    tcase_add_test(tc, test_search_ef);
     suite_add_tcase(s, tc);
     tcase_add_checked_fixture(tg, graph_setup, graph_teardown);
     tcase_set_timeout(tg, 120);
