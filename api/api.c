@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* api.c - the operation table, every DynamoDB operation shardlocal serves
- * sorted by its X-Amz-Target name, and api_dispatch(), which takes one call
- * from its body's bytes to its reply's through the steps every operation
- * shares. The handlers live in api/ops/ and api/tables/. */
+/* api.c - the operation tables, every DynamoDB and DynamoDB Streams
+ * operation shardlocal serves sorted by its X-Amz-Target name, and
+ * api_dispatch(), which takes one call from its body's bytes to its reply's
+ * through the steps every operation shares. The handlers live in api/ops/,
+ * api/tables/ and api/streams/. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,11 @@
 #include "api/proto/capacity.h"
 #include "api/proto/error.h"
 #include "api/proto/validate.h"
+#include "api/streams/streams.h"
 #include "api/tables/tables.h"
 #include "api/throttle/gate.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
-
-#define TARGET_PREFIX "DynamoDB_20120810."
 
 /*
  * Every operation, sorted by name (strcmp order: api_lookup() bsearches).
@@ -32,6 +32,8 @@
 #define CAP_TXN  (API_CAPACITY_LIST | API_CAPACITY_SPLIT)
 
 static const struct api_op api_ops[] = {
+    OP("BatchExecuteStatement", batch_execute_statement,
+       API_READ | API_WRITE | CAP_LIST),
     OP("BatchGetItem", batch_get_item, API_READ | CAP_LIST),
     OP("BatchWriteItem", batch_write_item, API_WRITE | CAP_LIST),
     OP("CreateTable", create_table, API_DDL),
@@ -40,6 +42,10 @@ static const struct api_op api_ops[] = {
     OP("DescribeContributorInsights", describe_contributor_insights,
        API_DDL),
     OP("DescribeTable", describe_table, API_DDL),
+    OP("DescribeTimeToLive", describe_time_to_live, API_DDL),
+    OP("ExecuteStatement", execute_statement, API_READ | API_WRITE | CAP),
+    OP("ExecuteTransaction", execute_transaction,
+       API_READ | API_WRITE | CAP_TXN),
     ITEM("GetItem", get_item, get, API_READ | CAP),
     OP("ListContributorInsights", list_contributor_insights, API_DDL),
     OP("ListTables", list_tables, API_DDL),
@@ -54,6 +60,28 @@ static const struct api_op api_ops[] = {
     OP("UpdateContributorInsights", update_contributor_insights, API_DDL),
     ITEM("UpdateItem", update_item, update, API_WRITE | CAP),
     OP("UpdateTable", update_table, API_DDL),
+    OP("UpdateTimeToLive", update_time_to_live, API_DDL),
+};
+
+/* DynamoDB Streams: a second JSON service on the same port, signed for
+ * the service "dynamodb" (botocore's dynamodbstreams model: targetPrefix
+ * DynamoDBStreams_20120810, signingName dynamodb). */
+static const struct api_op streams_ops[] = {
+    OP("DescribeStream", describe_stream, API_READ),
+    OP("GetRecords", get_records, API_READ),
+    OP("GetShardIterator", get_shard_iterator, API_READ),
+    OP("ListStreams", list_streams, API_READ),
+};
+
+/* The services, by X-Amz-Target prefix. */
+static const struct {
+    const char *prefix;             /* up to and with the '.' */
+    const struct api_op *ops;       /* sorted by name */
+    size_t n;
+} services[] = {
+    { "DynamoDB_20120810.", api_ops, sizeof(api_ops) / sizeof(api_ops[0]) },
+    { "DynamoDBStreams_20120810.", streams_ops,
+      sizeof(streams_ops) / sizeof(streams_ops[0]) },
 };
 
 static int
@@ -62,14 +90,35 @@ op_cmp(const void *key, const void *elem)
     return strcmp((const char *)key, ((const struct api_op *)elem)->name);
 }
 
-/* Find an operation by its exact (case-sensitive) name; NULL if none. */
-const struct api_op *
-api_lookup(const char *name)
+/* Find an operation of service svc by its exact (case-sensitive) name;
+ * NULL if none. */
+static const struct api_op *
+service_lookup(size_t svc, const char *name)
 {
     if (name == NULL)
         return NULL;
-    return bsearch(name, api_ops, sizeof(api_ops) / sizeof(api_ops[0]),
-                   sizeof(api_ops[0]), op_cmp);
+    return bsearch(name, services[svc].ops, services[svc].n,
+                   sizeof(services[svc].ops[0]), op_cmp);
+}
+
+const struct api_op *
+api_lookup(const char *name)
+{
+    return service_lookup(0, name);
+}
+
+const struct api_op *
+api_lookup_target(const char *target)
+{
+    size_t i, len;
+
+    for (i = 0; target != NULL && i < sizeof(services) / sizeof(services[0]);
+         i++) {
+        len = strlen(services[i].prefix);
+        if (strncmp(target, services[i].prefix, len) == 0)
+            return service_lookup(i, target + len);
+    }
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -146,16 +195,13 @@ static const struct api_op *
 admit_call(const struct api_call *call, json_t *req, bool have_body,
            struct api_reply *out)
 {
-    size_t tlen = strlen(TARGET_PREFIX);
-    const struct api_op *op = NULL;
+    const struct api_op *op;
 
     if (have_body && req == NULL) {
         reply_error_type(out, DDB_SERIALIZATION, NULL);
         return NULL;
     }
-    if (call->target != NULL &&
-        strncmp(call->target, TARGET_PREFIX, tlen) == 0)
-        op = api_lookup(call->target + tlen);
+    op = api_lookup_target(call->target);
     if (op == NULL) {
         reply_error_type(out, DDB_UNKNOWN_OPERATION, NULL);
         return NULL;

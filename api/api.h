@@ -49,8 +49,13 @@ struct api_op {
     unsigned flags;                 /* API_* */
 };
 
-/* Find an operation by name (bsearch over the sorted table); NULL if none. */
+/* Find a DynamoDB operation by name (bsearch over the sorted table); NULL
+ * if none. */
 const struct api_op *api_lookup(const char *name);
+/* Find the operation an X-Amz-Target names: its prefix picks the service
+ * (DynamoDB_20120810. or DynamoDBStreams_20120810.), the rest the
+ * operation. NULL if none. */
+const struct api_op *api_lookup_target(const char *target);
 
 /*
  * The request-only checks of op, in DynamoDB's order: the request's shape

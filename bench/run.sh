@@ -15,7 +15,9 @@
 #
 # Usage: bench/run.sh [-d SECONDS] [-c CONNECTIONS] [-w "put get ..."]
 #                     [-t "canned shardlocal ..."] [-b OTHER_SHARDLOCAL]
-# Environment: BENCH_KEYS (10000), BENCH_VALUE_BYTES (100), DYNALITE_DIR
+# Environment: BENCH_KEYS (10000), BENCH_VALUE_BYTES (100), BENCH_STREAM
+# (a StreamViewType: the tables get a DynamoDB stream, to measure its
+# cost; unset: none), DYNALITE_DIR
 # (where node_modules/dynalite lives, default /tmp/dyn).
 # Exit 77 when wrk is missing.
 
@@ -207,8 +209,11 @@ stop_target() {
 
 # Tables and data every workload needs (not for canned).
 load_data() {
-    ddb "$1" CreateTable '{"TableName":"bench_hash","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}' >/dev/null
-    ddb "$1" CreateTable '{"TableName":"bench_range","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]}' >/dev/null
+    stream=
+    [ -z "${BENCH_STREAM:-}" ] ||
+        stream=",\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"$BENCH_STREAM\"}"
+    ddb "$1" CreateTable '{"TableName":"bench_hash","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]'"$stream}" >/dev/null
+    ddb "$1" CreateTable '{"TableName":"bench_range","BillingMode":"PAY_PER_REQUEST","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]'"$stream}" >/dev/null
     wait_active "$1" bench_hash && wait_active "$1" bench_range || return 1
     q=0
     while [ $q -lt 10 ]; do

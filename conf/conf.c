@@ -327,6 +327,8 @@ usage(FILE *out)
     }
     fprintf(out, "  %-26s %s\n", "--help", "print this help and exit");
     fprintf(out, "  %-26s %s\n", "--version", "print the version and exit");
+    fprintf(out, "  %-26s %s\n", "--help-man",
+            "print the manual page shardlocal(1) and exit");
 }
 
 /*
@@ -351,9 +353,9 @@ arg_option(const char *arg, const char **inline_val)
 
 /*
  * Parse argv (argv[0] skipped) into c, reading any --config FILE first so
- * the command line wins. Returns 0 to run, 1 when --help/--version printed
- * and the program should exit 0, or 2 after printing one line naming a bad
- * flag, key or value to stderr.
+ * the command line wins. Returns 0 to run, 1 when --help, --version or
+ * --help-man printed and the program should exit 0, or 2 after printing
+ * one line naming a bad flag, key or value to stderr.
  */
 int
 conf_parse_args(struct conf *c, int argc, char **argv)
@@ -369,6 +371,13 @@ conf_parse_args(struct conf *c, int argc, char **argv)
             if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
                 if (pass == 0) {
                     usage(stdout);
+                    return 1;
+                }
+                continue;
+            }
+            if (strcmp(arg, "--help-man") == 0) {
+                if (pass == 0) {
+                    conf_man(stdout);
                     return 1;
                 }
                 continue;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "conf/limits.h"
 
@@ -36,6 +37,11 @@ struct conf {
     uint64_t item_collection_limit; /* bytes: an LSI item collection may
                                        not grow past this (default 10 GB;
                                        0: no limit) */
+    unsigned ttl_sweep_seconds;     /* the TTL sweep's period (60) */
+    unsigned stream_describe_rate;  /* DescribeStream calls per second per
+                                       stream (10; 0: no limit) */
+    unsigned stream_shard_readers;  /* GetRecords at once per shard (2;
+                                       0: no limit) */
     enum conf_durability durability; /* process-crash (default) or
                                        power-loss */
     uint64_t disk_reserve;          /* bytes set aside for DeleteTable on a
@@ -43,6 +49,13 @@ struct conf {
     unsigned vector_exact_max;      /* vector index partitions up to this
                                        many items are searched exactly;
                                        larger ones through a graph */
+    unsigned max_connections;       /* open at once; past it the most idle
+                                       one is closed for a new client */
+    double idle_timeout;            /* s: an idle keep-alive connection */
+    double header_timeout;          /* s: a request's head, first byte to
+                                       last */
+    double body_timeout;            /* s: a body making no progress */
+    uint64_t body_budget;           /* bytes: request bodies held at once */
 };
 
 /* ------------------------------------------------------------------------
@@ -98,13 +111,16 @@ extern const size_t conf_noptions;
 void conf_defaults(struct conf *c);
 /*
  * Parse argv (argv[0] skipped) into c, reading any --config FILE first so
- * the command line wins. Returns 0 to run, 1 when --help/--version printed
- * and the program should exit 0, or 2 after printing one line naming a bad
- * flag, key or value to stderr.
+ * the command line wins. Returns 0 to run, 1 when --help, --version or
+ * --help-man printed and the program should exit 0, or 2 after printing
+ * one line naming a bad flag, key or value to stderr.
  */
 int conf_parse_args(struct conf *c, int argc, char **argv);
 /* Apply a config file. 0, or 2 after printing one line naming the bad key
  * (with file:line). */
 int conf_load_file(struct conf *c, const char *path);
+/* The manual page shardlocal(1) in roff, from the settings table
+ * (conf/man.c; `shardlocal --help-man`). */
+void conf_man(FILE *out);
 
 #endif

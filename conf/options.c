@@ -148,6 +148,38 @@ const struct conf_option conf_options[] = {
       S(vector_exact_max), .min = 0, .max = 100000000, .def = "10000",
       .help = "vector index partitions of up to this many items are "
               "searched exactly; larger ones through an HNSW graph" },
+    { .name = "ttl-sweep-seconds", .type = CONF_UINT,
+      S(ttl_sweep_seconds), .min = 1, .max = 86400, .def = "60",
+      .help = "how often expired (TTL) items are deleted and stream "
+              "records past 24 hours trimmed" },
+    { .name = "stream-describe-rate", .type = CONF_UINT,
+      S(stream_describe_rate), .min = 0, .max = 100000, .def = "10",
+      .help = "DescribeStream calls per second per stream; 0 = no limit" },
+    { .name = "stream-shard-readers", .type = CONF_UINT,
+      S(stream_shard_readers), .min = 0, .max = 100000, .def = "2",
+      .help = "GetRecords calls reading one shard at the same time; 0 = no "
+              "limit" },
+    { .name = "max-connections", .type = CONF_UINT,
+      S(max_connections), .min = 16, .max = 1000000, .def = "4096",
+      .help = "connections open at once; past it the most idle one is "
+              "closed to serve a new client" },
+    { .name = "idle-timeout", .type = CONF_DOUBLE,
+      S(idle_timeout), .min = 0, .max = 86400, .def = "60",
+      .help = "seconds an idle keep-alive connection stays open; 0: no "
+              "limit" },
+    { .name = "header-timeout", .type = CONF_DOUBLE,
+      S(header_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request's headers may take to arrive; 0: no "
+              "limit" },
+    { .name = "body-timeout", .type = CONF_DOUBLE,
+      S(body_timeout), .min = 0, .max = 86400, .def = "10",
+      .help = "seconds a request body may go without progress; 0: no "
+              "limit" },
+    { .name = "body-budget", .type = CONF_SIZE,
+      S(body_budget), .def = "256MB",
+      .help = "memory for request bodies being received, over all "
+              "connections; past it a request gets 503; suffixes KB, MB, "
+              "GB" },
 };
 
 const size_t conf_noptions = sizeof(conf_options) / sizeof(conf_options[0]);

@@ -3,14 +3,22 @@
 # Debian 12 (run as root, or with sudo available). Skips apt entirely when
 # everything is already present, so repeated runs are fast. The build
 # dependencies must install; the test and benchmark tools (boto3, the AWS
-# CLI, Node, wrk, valgrind, clang for tests/fuzz, strace) only warn when
-# apt cannot install them.
+# CLI, Node, wrk, valgrind, clang for tests/fuzz, strace, Chromium for the
+# live view's browser tests, the Debian packaging tools, pytest) only warn
+# when apt cannot install them.
+# --build-only installs the build dependencies alone (the container
+# image's build stage).
 set -eu
 
 BUILD="build-essential autoconf automake pkg-config libmicrohttpd-dev
 libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev libgmp-dev check
 libsubunit-dev"
-TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace"
+TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace
+chromium dpkg-dev debhelper fakeroot lintian python3-pytest python3-venv
+python3-setuptools python3-wheel"
+if [ "${1:-}" = "--build-only" ]; then
+    TOOLS=""
+fi
 
 # present PKG: installed as a Debian package, or (for tools) available
 # some other way, e.g. Node's own npm. Debian's python3-boto3 (boto3 1.26)

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* http.c - the HTTP front end. libmicrohttpd (thread pool + epoll) calls
- * access_cb() per request; we buffer the body (16 MB cap), route on method
- * and path, and hand POST / to api_dispatch() (DynamoDB's JSON 1.0
- * protocol) with the caller's credential scope. */
+/* http.c - what shardlocal answers over HTTP. httpd.c hands each request
+ * here: refusals of its framing, CORS preflights, a decoded body
+ * (compress.c), then routing on method and path: POST / is DynamoDB's
+ * JSON 1.0 protocol (api_dispatch() with the caller's credential scope),
+ * GET / the health check, /shardlocal/... and /metrics the admin paths.
+ * Every answer carries DynamoDB's headers and is compressed when the
+ * client accepts it and it is large enough. */
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,46 +14,49 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <microhttpd.h>
 #include <zlib.h>
 
 #include "api/admin/admin.h"
 #include "api/api.h"
+#include "server/compress.h"
+#include "server/cors.h"
 #include "server/http.h"
+#include "server/httpd.h"
 #include "storage/util.h"
 
-#define HTTP_BODY_MAX      (16u * 1024u * 1024u)   /* DynamoDB's 16 MB */
-#define HTTP_TARGET_PREFIX "DynamoDB_20120810."
-#define HTTP_JSON_TYPE     "application/x-amz-json-1.0"
-#define HTTP_STOP_WAIT_MS  10000         /* drain in-flight requests */
+#define HTTP_JSON_TYPE "application/x-amz-json-1.0"
+#define ARGS_MAX       16               /* query arguments read */
 
 struct http_server {
-    struct MHD_Daemon *d;
+    struct httpd *d;
     struct api_server *srv;             /* borrowed */
     const struct conf *conf;            /* borrowed */
-    unsigned port;
-    atomic_uint inflight;               /* requests between start and done */
 };
 
-/* Per-request state: MHD's *req_cls, freed in completed_cb(). */
-struct http_req {
-    char *body;                         /* owned, NUL-terminated */
-    size_t len, cap;
-    bool too_large;                     /* body over HTTP_BODY_MAX */
-    bool answered;                      /* a response was already queued */
-    const char *url;                    /* borrowed from MHD while routing */
+/* One request on its way through: the decoded body, the path, the query
+ * arguments. */
+struct call {
+    struct http_server *h;
+    struct http_request *rq;            /* borrowed */
+    const char *local;                  /* the address dialled */
+    char *path;                         /* owned: decoded, no query */
+    char *query;                        /* owned: decoded in place */
+    const char *arg_name[ARGS_MAX], *arg_value[ARGS_MAX];
+    unsigned nargs;
+    const char *body;                   /* rq->body or decoded */
+    size_t len;
+    char *decoded;                      /* owned: a decoded body */
+    size_t charged;                     /* its budget */
 };
 
-/* A reply being built: the body is malloc'd and handed to MHD. */
+/* A reply being built: the body is malloc'd and handed to httpd. */
 struct reply {
     unsigned status;
     char *body;                         /* owned until sent */
     size_t len;
     const char *content_type;           /* static string */
+    bool close;                         /* close the connection after it */
 };
 
 /* ------------------------------------------------------------------------
@@ -114,61 +116,83 @@ reply_error_type(struct reply *r, enum ddb_errtype type, const char *msg)
     reply_error(r, &err);
 }
 
-/*
- * Queue r on conn with DynamoDB's headers: Content-Type, x-amzn-RequestId
- * and x-amz-crc32 (decimal CRC-32 of the exact body bytes). MHD adds Date
- * and Content-Length. Takes r->body.
- */
-static enum MHD_Result
-send_reply(struct MHD_Connection *conn, struct reply *r)
+/* Decode %XX escapes (and '+' when plus) of s in place. */
+static void
+unescape(char *s, bool plus)
 {
-    struct MHD_Response *resp;
-    char rid[53], crc[16];
-    enum MHD_Result ret;
-    uLong c;
+    char *o = s;
 
-    if (r->body == NULL) {
-        r->body = xmalloc(1);
-        r->len = 0;
-    }
-    c = crc32(0L, (const Bytef *)r->body, (uInt)r->len);
-    {                                   /* "%lu", without stdio */
-        char tmp[16];
-        size_t i = sizeof(tmp), n;
-        unsigned long v = (unsigned long)c;
+    for (; *s != '\0'; s++) {
+        int hi, lo;
 
-        do {
-            tmp[--i] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v != 0);
-        n = sizeof(tmp) - i;
-        memcpy(crc, tmp + i, n);
-        crc[n] = '\0';
+        if (*s == '%' && (hi = hex_digit(s[1])) >= 0 &&
+            (lo = hex_digit(s[2])) >= 0) {
+            *o++ = (char)(hi * 16 + lo);
+            s += 2;
+        } else {
+            *o++ = plus && *s == '+' ? ' ' : *s;
+        }
     }
-    request_id(rid);
-    resp = MHD_create_response_from_buffer(r->len, r->body,
-                                           MHD_RESPMEM_MUST_FREE);
-    if (resp == NULL) {
-        free(r->body);
-        r->body = NULL;
-        return MHD_NO;
-    }
-    r->body = NULL;                     /* MHD owns it now */
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                            r->content_type ? r->content_type
-                                            : HTTP_JSON_TYPE);
-    MHD_add_response_header(resp, "x-amzn-RequestId", rid);
-    MHD_add_response_header(resp, "x-amz-crc32", crc);
-    ret = MHD_queue_response(conn, r->status, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    *o = '\0';
 }
 
-/* Case-insensitive header lookup (MHD compares names without case). */
-static const char *
-header(struct MHD_Connection *conn, const char *name)
+/* Split rq's target into the decoded path and query arguments. */
+static void
+call_init(struct call *c, struct http_server *h, struct http_request *rq,
+          const char *local)
 {
-    return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+    const char *t = rq->target, *q = strchr(t, '?');
+    char *p;
+
+    memset(c, 0, sizeof(*c));
+    c->h = h;
+    c->rq = rq;
+    c->local = local;
+    c->path = xstrndup(t, q != NULL ? (size_t)(q - t) : strlen(t));
+    unescape(c->path, false);
+    c->body = rq->body != NULL ? rq->body : "";
+    c->len = rq->body_len;
+    if (q == NULL)
+        return;
+    c->query = xstrdup(q + 1);
+    for (p = c->query; p != NULL && *p != '\0' && c->nargs < ARGS_MAX;) {
+        char *amp = strchr(p, '&'), *eq;
+
+        if (amp != NULL)
+            *amp = '\0';
+        eq = strchr(p, '=');
+        if (eq != NULL)
+            *eq = '\0';
+        unescape(p, true);
+        c->arg_name[c->nargs] = p;
+        if (eq != NULL)
+            unescape(eq + 1, true);
+        c->arg_value[c->nargs++] = eq != NULL ? eq + 1 : "";
+        p = amp != NULL ? amp + 1 : NULL;
+    }
+}
+
+static void
+call_fini(struct call *c)
+{
+    if (c->decoded != NULL)
+        http_budget_give(httpd_budget(c->h->d), c->charged);
+    free(c->decoded);
+    free(c->path);
+    free(c->query);
+}
+
+/* Query-string lookup for admin_get(). */
+static const char *
+admin_arg(void *cls, const char *name)
+{
+    struct call *c = cls;
+    unsigned i;
+
+    for (i = 0; i < c->nargs; i++)
+        if (strcmp(c->arg_name[i], name) == 0)
+            return c->arg_value[i];
+    return NULL;
 }
 
 /*
@@ -206,30 +230,63 @@ parse_credential(const char *auth, char *akid, size_t akid_sz, char *region,
     }
 }
 
+/*
+ * Decode a body sent with Content-Encoding (compress.c has DynamoDB's
+ * rules). Returns true to go on; false with r filled: 500 for a coding
+ * DynamoDB does not take or a broken stream (as DynamoDB answers), 413
+ * past 16 MB decoded, 503 when the body budget is spent.
+ */
+static bool
+decode_body(struct call *c, struct reply *r)
+{
+    const char *enc = request_header(c->rq, "Content-Encoding");
+    int rc;
+
+    if (enc == NULL || strcasecmp(enc, "identity") == 0)
+        return true;
+    rc = compress_decode(enc, c->body, c->len, HTTP_BODY_MAX,
+                         httpd_budget(c->h->d), &c->decoded, &c->len,
+                         &c->charged);
+    switch (rc) {
+    case DECODE_OK:
+        c->body = c->decoded;
+        return true;
+    case DECODE_TOO_LARGE:
+        reply_error_type(r, DDB_REQUEST_TOO_LARGE,
+                         "Request entity too large");
+        break;
+    case DECODE_BUDGET:
+        reply_error_type(r, DDB_SERVICE_UNAVAILABLE, "Too many request "
+                         "bodies in progress (body-budget); retry later");
+        break;
+    default:                            /* unsupported or broken */
+        reply_error_type(r, DDB_INTERNAL, "Internal server error");
+        break;
+    }
+    r->close = rc != DECODE_UNSUPPORTED && rc != DECODE_BROKEN;
+    return false;
+}
+
 /* ------------------------------------------------------------------------
- * Routes. Each fills a reply; route() picks one by method and path. Admin
- * paths (/shardlocal/...) and GET /metrics slot into routes[] below.
+ * Routes. Each fills a reply; route() picks one by method and path.
  * ---------------------------------------------------------------------- */
 
-typedef void route_fn(struct http_server *h, struct MHD_Connection *conn,
-                      struct http_req *rq, struct reply *r);
+typedef void route_fn(struct call *c, struct reply *r);
 
-/* GET /: DynamoDB's health check answer (trailing space included). */
+/*
+ * GET /: DynamoDB's health check, "healthy: " and the host the client
+ * addressed, with a trailing space (scylladb's test_health.py, run against
+ * DynamoDB; dynalite's recording has the space). Without a Host header
+ * (HTTP/1.0), the address the client connected to.
+ */
 static void
-route_health(struct http_server *h, struct MHD_Connection *conn,
-             struct http_req *rq, struct reply *r)
+route_health(struct call *c, struct reply *r)
 {
-    char buf[128];
-    int n;
+    const char *host = request_header(c->rq, "Host");
 
-    (void)conn;
-    (void)rq;
-    n = snprintf(buf, sizeof(buf), "healthy: dynamodb.%s.amazonaws.com ",
-                 h->conf->default_region);
     r->status = 200;
-    r->body = xmalloc((size_t)n + 1);
-    memcpy(r->body, buf, (size_t)n + 1);
-    r->len = (size_t)n;
+    r->body = xasprintf("healthy: %s ", host != NULL ? host : c->local);
+    r->len = strlen(r->body);
     r->content_type = "text/plain";
 }
 
@@ -240,51 +297,44 @@ route_health(struct http_server *h, struct MHD_Connection *conn,
  * scope.
  */
 static void
-route_api(struct http_server *h, struct MHD_Connection *conn,
-          struct http_req *rq, struct reply *r)
+route_api(struct call *c, struct reply *r)
 {
+    const struct conf *conf = c->h->conf;
     const char *auth, *ctype;
     char akid[128] = "", region[64];
     struct api_call call;
     struct api_reply ar;
 
-    ctype = header(conn, MHD_HTTP_HEADER_CONTENT_TYPE);
+    ctype = request_header(c->rq, "Content-Type");
     if (ctype != NULL) {
         size_t n = strcspn(ctype, "; \t");
 
         if (n == strlen("application/json") &&
             strncasecmp(ctype, "application/json", n) == 0)
             r->content_type = "application/json";
-        else if (rq->len > 0 && !(n == strlen(HTTP_JSON_TYPE) &&
-                                  strncasecmp(ctype, HTTP_JSON_TYPE, n) == 0)) {
+        else if (c->len > 0 && !(n == strlen(HTTP_JSON_TYPE) &&
+                                 strncasecmp(ctype, HTTP_JSON_TYPE, n) == 0)) {
             reply_error_type(r, DDB_HTTP_NOT_FOUND, NULL);
             return;
         }
-    } else if (rq->len > 0) {
+    } else if (c->len > 0) {
         reply_error_type(r, DDB_HTTP_NOT_FOUND, NULL);
         return;
     }
 
-    auth = header(conn, MHD_HTTP_HEADER_AUTHORIZATION);
-    {                                   /* snprintf "%s", without stdio */
-        size_t n = strlen(h->conf->default_region);
-
-        if (n >= sizeof(region))
-            n = sizeof(region) - 1;
-        memcpy(region, h->conf->default_region, n);
-        region[n] = '\0';
-    }
+    auth = request_header(c->rq, "Authorization");
+    snprintf(region, sizeof(region), "%s", conf->default_region);
     call.signed_v4 = auth != NULL &&
                      strncmp(auth + strspn(auth, " \t"), "AWS4-", 5) == 0;
     if (call.signed_v4)
         parse_credential(auth, akid, sizeof(akid), region, sizeof(region));
-    call.target = header(conn, "X-Amz-Target");
-    call.body = rq->body;
-    call.len = rq->len;
+    call.target = request_header(c->rq, "X-Amz-Target");
+    call.body = c->body;
+    call.len = c->len;
     call.region = region;
     call.access_key = akid;
-    api_dispatch(h->srv, &call, &ar);
-    if (h->conf->log_level >= LOG_DEBUG)
+    api_dispatch(c->h->srv, &call, &ar);
+    if (conf->log_level >= LOG_DEBUG)
         fprintf(stderr, "shardlocal: %s %u %.*s\n",
                 ar.op != NULL ? ar.op : "-", ar.status,
                 ar.status != 200 ? (int)ar.len : 0,
@@ -293,29 +343,30 @@ route_api(struct http_server *h, struct MHD_Connection *conn,
 }
 
 /*
- * An admin call answered by fn (api.h: admin_clock, admin_faults):
- * the body, if any, is a JSON object; the reply is JSON, or a
- * ValidationException (400).
+ * An admin call answered by fn (admin.h: admin_clock, admin_faults): a
+ * POST changes state and carries a JSON object (cors_admin_check() has
+ * passed it); a GET only reads, whatever it carries. The reply is JSON,
+ * or a ValidationException (400).
  */
 static void
-route_admin_call(struct http_req *rq, struct reply *r, bool post,
+route_admin_call(struct call *c, struct reply *r,
                  int (*fn)(struct api_server *, bool, const json_t *,
-                           json_t **, struct ddb_err *),
-                 struct http_server *h)
+                           json_t **, struct ddb_err *))
 {
+    bool post = strcmp(c->rq->method, "POST") == 0;
     struct ddb_err err;
     json_t *req = NULL, *resp = NULL;
     json_error_t jerr;
 
     ddb_err_init(&err);
-    if (rq->len > 0) {
-        req = json_loadb(rq->body, rq->len, 0, &jerr);
+    if (post && c->len > 0) {
+        req = json_loadb(c->body, c->len, 0, &jerr);
         if (req == NULL) {
             reply_error_type(r, DDB_SERIALIZATION, NULL);
             return;
         }
     }
-    if (fn(h->srv, post, req, &resp, &err) != 0) {
+    if (fn(c->h->srv, post, req, &resp, &err) != 0) {
         reply_error(r, &err);
     } else {
         struct api_reply ar;
@@ -330,27 +381,16 @@ route_admin_call(struct http_req *rq, struct reply *r, bool post,
 
 /* GET/POST /shardlocal/clock: the virtual clock (throttling tests). */
 static void
-route_clock(struct http_server *h, struct MHD_Connection *conn,
-            struct http_req *rq, struct reply *r)
+route_clock(struct call *c, struct reply *r)
 {
-    (void)conn;
-    route_admin_call(rq, r, rq->len > 0, admin_clock, h);
+    route_admin_call(c, r, admin_clock);
 }
 
 /* GET/POST /shardlocal/faults: fault-injection rules. */
 static void
-route_faults(struct http_server *h, struct MHD_Connection *conn,
-             struct http_req *rq, struct reply *r)
+route_faults(struct call *c, struct reply *r)
 {
-    (void)conn;
-    route_admin_call(rq, r, rq->len > 0, admin_faults, h);
-}
-
-/* Query-string lookup for admin_get(). */
-static const char *
-admin_arg(void *cls, const char *name)
-{
-    return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
+    route_admin_call(c, r, admin_faults);
 }
 
 static void
@@ -364,25 +404,21 @@ reply_admin(struct reply *r, struct admin_reply *ar)
 
 /* GET /shardlocal[/...]: the admin API and the live view (api/admin/). */
 static void
-route_admin(struct http_server *h, struct MHD_Connection *conn,
-            struct http_req *rq, struct reply *r)
+route_admin(struct call *c, struct reply *r)
 {
     struct admin_reply ar;
 
-    admin_get(h->srv, rq->url != NULL ? rq->url : "", admin_arg, conn, &ar);
+    admin_get(c->h->srv, c->path, admin_arg, c, &ar);
     reply_admin(r, &ar);
 }
 
 /* GET /metrics: Prometheus text with CloudWatch's metric names. */
 static void
-route_metrics(struct http_server *h, struct MHD_Connection *conn,
-              struct http_req *rq, struct reply *r)
+route_metrics(struct call *c, struct reply *r)
 {
     struct admin_reply ar;
 
-    (void)conn;
-    (void)rq;
-    admin_metrics(h->srv, &ar);
+    admin_metrics(c->h->srv, &ar);
     reply_admin(r, &ar);
 }
 
@@ -403,11 +439,11 @@ static const struct route {
     { "GET",  "/shardlocal/", true, route_admin },  /* after the exact ones */
 };
 
-/* Pick the route for method and url; NULL means 404. */
+/* Pick the route for method and path; NULL means 404. */
 static const struct route *
-route(const char *method, const char *url)
+route(const char *method, const char *path)
 {
-    size_t i, n = strcspn(url, "?");
+    size_t i, n = strlen(path);
 
     for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct route *rt = &routes[i];
@@ -415,213 +451,189 @@ route(const char *method, const char *url)
 
         if (strcmp(method, rt->method) != 0)
             continue;
-        if (rt->prefix ? (n >= plen && strncmp(url, rt->path, plen) == 0)
-                       : (n == plen && strncmp(url, rt->path, n) == 0))
+        if (rt->prefix ? (n >= plen && strncmp(path, rt->path, plen) == 0)
+                       : (n == plen && strcmp(path, rt->path) == 0))
             return rt;
     }
     return NULL;
 }
 
+/* shardlocal's own paths: never CORS, and guarded when they change state. */
+static bool
+is_admin_path(const char *path)
+{
+    return strcmp(path, "/metrics") == 0 ||
+           strncmp(path, "/shardlocal", strlen("/shardlocal")) == 0;
+}
+
 /* ------------------------------------------------------------------------
- * MHD callbacks
+ * Answering
  * ---------------------------------------------------------------------- */
 
 /*
- * MHD's access handler, called several times per request: first with
- * *req_cls == NULL (allocate state; refuse a Content-Length over 16 MB
- * before reading any of it), then once per body chunk (append), and last
- * with *upload_data_size == 0 (route and answer).
+ * Put r into resp with DynamoDB's headers: Server, Content-Type,
+ * x-amzn-RequestId and x-amz-crc32 (decimal CRC-32 of the body bytes as
+ * sent). A successful answer of COMPRESS_MIN bytes or more is compressed
+ * when the Accept-Encoding allows it; the CRC is then that of the compressed bytes,
+ * as DynamoDB computes it (aws-sdk-go-v2 service/dynamodb customizations;
+ * scylladb's test_crc.py, run against DynamoDB). Takes r->body.
  */
-static enum MHD_Result
-access_cb(void *cls, struct MHD_Connection *conn, const char *url,
-          const char *method, const char *version, const char *upload_data,
-          size_t *upload_data_size, void **req_cls)
+static void
+finish(const struct http_request *rq, struct reply *r, bool cors,
+       struct http_response *resp)
 {
-    struct http_server *h = cls;
-    struct http_req *rq = *req_cls;
-    struct reply r = { 0, NULL, 0, NULL };
-    const struct route *rt;
+    enum http_coding enc = CODING_NONE;
+    char rid[53], crc[16];
 
-    (void)version;
-    if (rq == NULL) {
-        const char *cl = header(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
-
-        rq = xmalloc(sizeof(*rq));
-        memset(rq, 0, sizeof(*rq));
-        *req_cls = rq;
-        atomic_fetch_add(&h->inflight, 1);
-        if (cl != NULL) {
-            unsigned long long n = strtoull(cl, NULL, 10);
-
-            if (n > HTTP_BODY_MAX) {
-                /* Answer now, without reading the body; MHD then closes
-                 * the connection. */
-                rq->too_large = true;
-                rq->answered = true;
-                reply_error_type(&r, DDB_REQUEST_TOO_LARGE,
-                                 "Request entity too large");
-                return send_reply(conn, &r);
-            }
-            if (n > 0) {
-                rq->cap = (size_t)n + 1;
-                rq->body = xmalloc(rq->cap);
-            }
-        }
-        return MHD_YES;
+    if (r->body == NULL) {
+        r->body = xmalloc(1);
+        r->len = 0;
     }
-    if (*upload_data_size != 0) {
-        size_t n = *upload_data_size;
+    /* Errors go plain: DynamoDB's large error answers are not compressed
+     * (though labelled gzip: aws/aws-sdk-go-v2#2938, 2024-12). */
+    if (r->len >= COMPRESS_MIN && r->status < 300 && rq->state == RQ_DONE)
+        enc = compress_choose(request_header(rq, "Accept-Encoding"));
+    if (enc != CODING_NONE) {
+        size_t n;
+        char *z = compress_body(enc, r->body, r->len, &n);
 
-        *upload_data_size = 0;
-        if (rq->too_large || rq->len + n > HTTP_BODY_MAX) {
-            rq->too_large = true;       /* keep draining, answer at the end */
-            return MHD_YES;
-        }
-        if (rq->len + n + 1 > rq->cap) {
-            size_t cap = rq->cap ? rq->cap : 4096;
-            char *nb;
-
-            while (cap < rq->len + n + 1)
-                cap *= 2;
-            nb = xrealloc(rq->body, cap);
-            rq->body = nb;
-            rq->cap = cap;
-        }
-        memcpy(rq->body + rq->len, upload_data, n);
-        rq->len += n;
-        rq->body[rq->len] = '\0';
-        return MHD_YES;
+        free(r->body);
+        r->body = z;
+        r->len = n;
     }
-    if (rq->answered)
-        return MHD_YES;
-    rq->answered = true;
-    if (rq->too_large) {
-        reply_error_type(&r, DDB_REQUEST_TOO_LARGE,
-                         "Request entity too large");
-        return send_reply(conn, &r);
-    }
-    rt = route(method, url);
-    rq->url = url;
-    if (rt == NULL)
-        reply_error_type(&r, DDB_HTTP_NOT_FOUND, NULL);
-    else
-        rt->fn(h, conn, rq, &r);
-    return send_reply(conn, &r);
+    snprintf(crc, sizeof(crc), "%lu",
+             crc32(0L, (const Bytef *)r->body, (uInt)r->len));
+    request_id(rid);
+    resp->status = r->status;
+    resp->body = r->body;
+    resp->len = r->len;
+    resp->close = r->close;
+    r->body = NULL;
+    /* DynamoDB names itself "Server" (its answers, success and error
+     * alike: scylladb's test_http_headers.py; the 2020 preflight). */
+    http_response_add(resp, "Server", "Server");
+    http_response_add(resp, "Content-Type",
+                      r->content_type != NULL ? r->content_type
+                                              : HTTP_JSON_TYPE);
+    if (enc != CODING_NONE)
+        http_response_add(resp, "Content-Encoding", compress_name(enc));
+    http_response_add(resp, "x-amzn-RequestId", rid);
+    http_response_add(resp, "x-amz-crc32", crc);
+    if (cors)
+        cors_add(rq, resp);
 }
 
-/* Free the per-request state once MHD is done with the request. */
+/* A request httpd refused for its framing or size; then it closes. */
 static void
-completed_cb(void *cls, struct MHD_Connection *conn, void **req_cls,
-             enum MHD_RequestTerminationCode toe)
+refuse(const struct http_request *rq, struct http_response *resp)
+{
+    struct reply r = { 0, NULL, 0, NULL, true };
+
+    if (rq->err_status == 413)
+        reply_error_type(&r, DDB_REQUEST_TOO_LARGE,
+                         "Request entity too large");
+    else if (rq->err_status == 503)
+        reply_error_type(&r, DDB_SERVICE_UNAVAILABLE, "Too many request "
+                         "bodies in progress (body-budget); retry later");
+    else
+        reply_error_type(&r, DDB_HTTP_BAD_REQUEST, rq->err_msg);
+    finish(rq, &r, false, resp);
+}
+
+/* httpd's handler: every request comes through here. */
+static void
+handle(void *cls, struct http_request *rq, struct http_response *resp,
+       const char *local)
 {
     struct http_server *h = cls;
-    struct http_req *rq = *req_cls;
+    struct reply r = { 0, NULL, 0, NULL, false };
+    const struct route *rt;
+    const char *method = rq->method, *why = NULL;
+    struct call c;
+    bool admin, cors;
+    unsigned st;
 
-    (void)conn;
-    (void)toe;
-    if (rq == NULL)
+    if (rq->state == RQ_ERROR) {
+        refuse(rq, resp);
         return;
-    free(rq->body);
-    free(rq);
-    *req_cls = NULL;
-    atomic_fetch_sub(&h->inflight, 1);
+    }
+    call_init(&c, h, rq, local);
+    admin = is_admin_path(c.path);
+    cors = !admin;
+    if (strcmp(method, "OPTIONS") == 0 && !admin &&
+        cors_preflight(rq, resp)) {
+        char rid[53];
+
+        request_id(rid);
+        http_response_add(resp, "Server", "Server");
+        http_response_add(resp, "x-amzn-RequestId", rid);
+        goto out;
+    }
+    if (strcmp(method, "HEAD") == 0) {
+        resp->head_only = true;
+        method = "GET";
+    }
+    if (admin && strcmp(method, "GET") != 0 && strcmp(method, "OPTIONS") &&
+        (st = cors_admin_check(rq, h->conf->host, &why)) != 0) {
+        reply_error_type(&r, st == 403 ? DDB_HTTP_FORBIDDEN
+                                       : DDB_HTTP_UNSUPPORTED_MEDIA, why);
+    } else if (admin && strcmp(method, "OPTIONS") == 0 &&
+               request_header(rq, "Origin") != NULL) {
+        reply_error_type(&r, DDB_HTTP_FORBIDDEN, "The admin endpoints "
+                         "grant no cross-origin access");
+    } else if (decode_body(&c, &r)) {
+        rt = route(method, c.path);
+        if (rt == NULL)
+            reply_error_type(&r, DDB_HTTP_NOT_FOUND, NULL);
+        else
+            rt->fn(&c, &r);
+    }
+    finish(rq, &r, cors, resp);
+out:
+    call_fini(&c);
 }
 
 /* ------------------------------------------------------------------------
  * Server lifecycle
  * ---------------------------------------------------------------------- */
 
-/*
- * Start listening on c->host:c->port with a pool of c->threads epoll
- * threads. Returns the server, or NULL (message on stderr) on failure.
- * srv and c are borrowed and must outlive the server.
- */
 struct http_server *
 http_start(struct api_server *srv, const struct conf *c)
 {
-    struct http_server *h;
-    struct addrinfo hints, *ai = NULL, *pick;
-    char port[16];
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG;
-    const union MHD_DaemonInfo *info;
-    int gai;
+    struct http_server *h = xcalloc(1, sizeof(*h));
+    struct httpd_options o;
 
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    snprintf(port, sizeof(port), "%u", c->port);
-    gai = getaddrinfo(c->host, port, &hints, &ai);
-    if (gai != 0 || ai == NULL) {
-        fprintf(stderr, "shardlocal: cannot resolve host '%s': %s\n",
-                c->host, gai_strerror(gai));
-        return NULL;
-    }
-    /* "localhost" may resolve to ::1 first; clients mostly dial
-     * 127.0.0.1, so prefer an IPv4 address when there is one. */
-    for (pick = ai; pick != NULL; pick = pick->ai_next)
-        if (pick->ai_family == AF_INET)
-            break;
-    if (pick == NULL)
-        pick = ai;
-    if (pick->ai_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
-
-    h = xmalloc(sizeof(*h));
-    memset(h, 0, sizeof(*h));
+    memset(&o, 0, sizeof(o));
+    o.host = c->host;
+    o.port = c->port;
+    o.threads = c->threads > 0 ? c->threads : 1;
+    o.max_conns = c->max_connections;
+    o.idle_ms = (uint64_t)(c->idle_timeout * 1000);
+    o.header_ms = (uint64_t)(c->header_timeout * 1000);
+    o.body_ms = (uint64_t)(c->body_timeout * 1000);
+    o.body_budget = (size_t)c->body_budget;
+    o.debug = c->log_level >= LOG_DEBUG;
     h->srv = srv;
     h->conf = c;
-    atomic_init(&h->inflight, 0);
-    h->d = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL,
-                            access_cb, h,
-                            MHD_OPTION_SOCK_ADDR, pick->ai_addr,
-                            MHD_OPTION_THREAD_POOL_SIZE,
-                            (unsigned)(c->threads > 0 ? c->threads : 1),
-                            MHD_OPTION_NOTIFY_COMPLETED, completed_cb, h,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)4096,
-                            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-                            MHD_OPTION_END);
-    freeaddrinfo(ai);
+    h->d = httpd_start(&o, handle, h);
     if (h->d == NULL) {
-        fprintf(stderr, "shardlocal: cannot listen on %s:%u\n", c->host,
-                c->port);
         free(h);
         return NULL;
     }
-    info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-    h->port = info != NULL && info->port != 0 ? info->port : c->port;
     return h;
 }
 
-/* The bound port (useful with port 0). */
 unsigned
 http_port(const struct http_server *h)
 {
-    return h != NULL ? h->port : 0;
+    return h != NULL ? httpd_port(h->d) : 0;
 }
 
-/*
- * Stop accepting connections, give in-flight requests up to
- * HTTP_STOP_WAIT_MS to finish, then stop the threads and free h.
- */
 void
 http_stop(struct http_server *h)
 {
-    int waited = 0;
-
     if (h == NULL)
         return;
-    {
-        MHD_socket fd = MHD_quiesce_daemon(h->d);
-
-        if (fd != MHD_INVALID_SOCKET)
-            close(fd);              /* quiesce hands the socket to us */
-    }
-    while (atomic_load(&h->inflight) > 0 && waited < HTTP_STOP_WAIT_MS) {
-        usleep(10000);
-        waited += 10;
-    }
-    MHD_stop_daemon(h->d);
+    httpd_stop(h->d);
     free(h);
 }

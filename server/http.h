@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* http.h - the HTTP front end: libmicrohttpd with a thread pool and epoll,
- * DynamoDB's JSON 1.0 protocol on POST /, health check on GET /. */
+/* http.h - the HTTP front end: httpd.c's threads and connections with
+ * http.c's answers: DynamoDB's JSON 1.0 protocol on POST /, the health
+ * check on GET /, the admin paths. */
 #ifndef SHARDLOCAL_HTTP_H
 #define SHARDLOCAL_HTTP_H
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/streams/streams.h"
 #include "conf/conf.h"
 #include "server/http.h"
 
@@ -85,6 +86,7 @@ main(int argc, char **argv)
         return 1;
     }
     api_server_init(&srv, st, &c);
+    streams_sweeper_start(&srv);        /* TTL and the 24-hour trim */
     h = http_start(&srv, &c);
     if (h == NULL)
         goto fail;

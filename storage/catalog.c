@@ -80,8 +80,8 @@ cat_prepare(struct storage *s, struct ddb_err *err, const char *sql, ...)
 
 /* Run sql, which returns no row, with texts bound as cat_prepare() does.
  * 0, or -1 with err set. */
-static int __attribute__((sentinel))
-cat_run(struct storage *s, struct ddb_err *err, const char *sql, ...)
+int
+catalog_run(struct storage *s, struct ddb_err *err, const char *sql, ...)
 {
     sqlite3_stmt *st;
     va_list ap;
@@ -99,8 +99,8 @@ cat_run(struct storage *s, struct ddb_err *err, const char *sql, ...)
 
 /* Take cat_mu and BEGIN IMMEDIATE on the catalog. 0 with cat_mu held and
  * the transaction open, or -1 with err set and cat_mu released. */
-static int
-cat_begin(struct storage *s, struct ddb_err *err)
+int
+catalog_begin(struct storage *s, struct ddb_err *err)
 {
     pthread_mutex_lock(&s->cat_mu);
     if (catalog_exec(s, "catalog", "BEGIN IMMEDIATE", err) != 0) {
@@ -110,11 +110,11 @@ cat_begin(struct storage *s, struct ddb_err *err)
     return 0;
 }
 
-/* End what cat_begin() started: COMMIT if rc is 0 (all went well so far),
- * else, or if the commit fails, ROLLBACK; then release cat_mu. Returns 0
- * once committed, or -1 with err set. */
-static int
-cat_finish(struct storage *s, int rc, struct ddb_err *err)
+/* End what catalog_begin() started: COMMIT if rc is 0 (all went well so
+ * far), else, or if the commit fails, ROLLBACK; then release cat_mu.
+ * Returns 0 once committed, or -1 with err set. */
+int
+catalog_finish(struct storage *s, int rc, struct ddb_err *err)
 {
     if (rc == 0)
         rc = catalog_exec(s, "catalog", "COMMIT", err);
@@ -133,14 +133,14 @@ cat_finish(struct storage *s, int rc, struct ddb_err *err)
  * catalog transaction (cat_mu held). Create and split both use it, so the
  * list changes atomically.
  */
-static int
-cat_put_partitions(struct storage *s, const char *id,
-                   const struct playout *l, struct ddb_err *err)
+int
+catalog_put_partitions(struct storage *s, const char *id,
+                       const struct playout *l, struct ddb_err *err)
 {
     sqlite3_stmt *ins;
     int rc = -1;
 
-    if (cat_run(s, err, "DELETE FROM partitions WHERE table_id = ?1", id,
+    if (catalog_run(s, err, "DELETE FROM partitions WHERE table_id = ?1", id,
                 NULL) != 0)
         return -1;
     ins = cat_prepare(s, err, "INSERT INTO partitions (table_id, part_id, "
@@ -166,8 +166,8 @@ out:
 
 /* Is table id still in the catalog? (cat_mu held.) false with err set if
  * not, e.g. when a delete won the race with a split. */
-static bool
-cat_table_exists(struct storage *s, const char *id, struct ddb_err *err)
+bool
+catalog_table_exists(struct storage *s, const char *id, struct ddb_err *err)
 {
     sqlite3_stmt *st = cat_prepare(s, err, "SELECT 1 FROM tables WHERE "
                                    "id = ?1", id, NULL);
@@ -182,31 +182,28 @@ cat_table_exists(struct storage *s, const char *id, struct ddb_err *err)
     return found;
 }
 
-int
-catalog_set_partitions(struct storage *s, const char *id,
-                       const struct playout *l, struct ddb_err *err)
-{
-    return catalog_set_rehashed(s, id, l, -1, err);
-}
-
-/* keyhash < 0: leave the table's key hash as it is. */
+/* The partition rows of table id become l, the rows of a rehash of its
+ * layout old (stable_rehash), its history follows them (changelog.c), and
+ * its key hash becomes keyhash: one catalog transaction. */
 int
 catalog_set_rehashed(struct storage *s, const char *id,
-                     const struct playout *l, int keyhash,
-                     struct ddb_err *err)
+                     const struct playout *old, const struct playout *l,
+                     int keyhash, struct ddb_err *err)
 {
     char kh[16];
     int rc;
 
     snprintf(kh, sizeof(kh), "%d", keyhash);
-    if (cat_begin(s, err) != 0)
+    if (catalog_begin(s, err) != 0)
         return -1;
-    rc = cat_table_exists(s, id, err) ? cat_put_partitions(s, id, l, err)
-                                      : -1;
-    if (rc == 0 && keyhash >= 0)
-        rc = cat_run(s, err, "UPDATE tables SET keyhash = ?1 WHERE id = ?2",
-                     kh, id, NULL);
-    return cat_finish(s, rc, err);
+    rc = catalog_table_exists(s, id, err) &&
+                 catalog_put_partitions(s, id, l, err) == 0 &&
+                 changelog_rehashed(s, id, old, l, err) == 0 &&
+                 catalog_run(s, err, "UPDATE tables SET keyhash = ?1 WHERE "
+                             "id = ?2", kh, id, NULL) == 0
+             ? 0
+             : -1;
+    return catalog_finish(s, rc, err);
 }
 
 /* Load the partition layout of table id from the catalog (not opened). */
@@ -302,7 +299,8 @@ cat_load(struct storage *s, struct ddb_err *err)
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
         pthread_rwlock_unlock(&s->map_mu);
-        if (playout_open(s, l, t->dir, err) != 0)
+        if (playout_open(s, l, t->dir, err) != 0 ||
+            changelog_load(t, err) != 0)
             goto out;
     }
     rc = step == SQLITE_DONE ? 0 : catalog_err(s, "catalog", err);
@@ -341,6 +339,7 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
         catalog_exec(s, "catalog", "PRAGMA journal_mode=WAL; "
                      "PRAGMA synchronous=FULL;", err) != 0 ||
         catalog_exec(s, "catalog", cat_schema, err) != 0 ||
+        changelog_schema(s, err) != 0 ||
         cat_add_keyhash(s, err) != 0 ||
         catalog_exec(s, "catalog", "DELETE FROM partitions WHERE table_id "
                      "NOT IN (SELECT id FROM tables)", err) != 0)
@@ -353,21 +352,25 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
  * ---------------------------------------------------------------------- */
 
 /*
- * Create table name with nparts partitions evenly over the ring. desc is
- * copied. Partition files are made first, then the catalog names them in
- * one transaction; a crash in between leaves an orphan directory that the
+ * Create table name with nparts partitions evenly over the ring, with desc
+ * (copied) or, when fn is given, the description fn builds from the first
+ * log marker and birth time (the table then logs from its creation).
+ * Partition files are made first, then the catalog names them in one
+ * transaction; a crash in between leaves an orphan directory that the
  * next storage_open() removes. ResourceInUseException if name exists.
  */
-int
-storage_table_create(struct storage *s, const char *name,
-                     const json_t *desc, unsigned nparts,
-                     struct ddb_err *err)
+static int
+table_create(struct storage *s, const char *name, const json_t *desc,
+             unsigned nparts, uint64_t min_ms, stable_switch_fn *fn,
+             void *arg, struct ddb_err *err)
 {
     struct playout *l = NULL;
     struct stable *t = NULL;
     struct partmap map;
     char id[STORAGE_ID_LEN + 1];
     char *dir = NULL, *dtext = NULL;
+    json_t *built = NULL;
+    uint64_t ms = changelog_now(s);
     int rc = -1;
 
     if (name == NULL)
@@ -404,29 +407,41 @@ storage_table_create(struct storage *s, const char *name,
         storage_sync_dir(s, tdir);
         free(tdir);
     }
+    if (ms < min_ms)
+        ms = min_ms;
+    if (fn != NULL && (desc = built = fn(arg, 1, ms, err)) == NULL)
+        goto out;
     dtext = desc ? json_dumps(desc, JSON_COMPACT) : strdup("{}");
     if (dtext == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode description");
         goto out;
     }
 
-    if (cat_begin(s, err) != 0)
+    if (catalog_begin(s, err) != 0)
         goto out;
-    rc = cat_run(s, err, "INSERT INTO tables (name, id, desc, keyhash) "
-                 "VALUES (?1, ?2, ?3, " CAT_STR(STORAGE_KEYHASH) ")", name,
-                 id, dtext, NULL);
+    rc = catalog_run(s, err, "INSERT INTO tables (name, id, desc, keyhash) "
+                     "VALUES (?1, ?2, ?3, " CAT_STR(STORAGE_KEYHASH) ")",
+                     name, id, dtext, NULL);
     if (rc == 0)
-        rc = cat_put_partitions(s, id, l, err);
-    rc = cat_finish(s, rc, err);
+        rc = catalog_put_partitions(s, id, l, err);
+    if (rc == 0)
+        rc = changelog_created(s, id, l, fn != NULL, 1, ms, err);
+    rc = catalog_finish(s, rc, err);
     if (rc == 0) {
         t = stable_new(s, name, id,
                        desc ? json_clone(desc) : json_object(), l);
         l = NULL;
+        t->stamp = ms;
+        if (fn != NULL) {
+            atomic_store(&t->seq, 1);
+            atomic_store(&t->log_on, true);
+        }
         pthread_rwlock_wrlock(&s->map_mu);
         storage_map_insert(s, t);
         pthread_rwlock_unlock(&s->map_mu);
     }
 out:
+    json_decref(built);
     pthread_mutex_unlock(&s->ddl_mu);
     if (l != NULL) {                    /* failed: undo the files */
         playout_close_parts(l);
@@ -439,6 +454,23 @@ out:
     if (rc != 0)
         space_note(s, err);
     return rc;
+}
+
+int
+storage_table_create(struct storage *s, const char *name,
+                     const json_t *desc, unsigned nparts,
+                     struct ddb_err *err)
+{
+    return table_create(s, name, desc, nparts, 0, NULL, NULL, err);
+}
+
+int
+storage_table_create_logged(struct storage *s, const char *name,
+                            unsigned nparts, uint64_t min_ms,
+                            stable_switch_fn *fn, void *arg,
+                            struct ddb_err *err)
+{
+    return table_create(s, name, NULL, nparts, min_ms, fn, arg, err);
 }
 
 /*
@@ -463,13 +495,15 @@ storage_table_delete(struct storage *s, const char *name,
                     name ? name : "");
         goto out;
     }
-    if (cat_begin(s, err) != 0)
+    if (catalog_begin(s, err) != 0)
         goto out;
-    rc = cat_run(s, err, "DELETE FROM tables WHERE id = ?1", t->id, NULL);
+    rc = catalog_run(s, err, "DELETE FROM tables WHERE id = ?1", t->id, NULL);
     if (rc == 0)
-        rc = cat_run(s, err, "DELETE FROM partitions WHERE table_id = ?1",
+        rc = catalog_run(s, err, "DELETE FROM partitions WHERE table_id = ?1",
                      t->id, NULL);
-    rc = cat_finish(s, rc, err);
+    if (rc == 0)
+        rc = changelog_dropped(s, t->id, err);
+    rc = catalog_finish(s, rc, err);
     if (rc == 0) {
         atomic_store(&t->deleted, true);
         pthread_rwlock_wrlock(&s->map_mu);
@@ -487,38 +521,108 @@ out:
     return rc;
 }
 
-/*
- * Replace the description with a copy of desc and persist it. The catalog
- * row is matched by table id, so a handle to a deleted table cannot touch a
- * new table of the same name.
- */
+/* Write desc as table id's description (cat_mu held). The row is matched
+ * by table id, so a handle to a deleted table cannot touch a new table of
+ * the same name. */
+int
+catalog_put_desc(struct storage *s, const char *id, const json_t *desc,
+                 struct ddb_err *err)
+{
+    char *dtext = json_dumps(desc, JSON_COMPACT);
+    int rc;
+
+    if (dtext == NULL)
+        return ddb_err_set(err, DDB_INTERNAL,
+                           "storage: cannot encode description");
+    rc = catalog_run(s, err, "UPDATE tables SET desc = ?1 WHERE id = ?2",
+                     dtext, id, NULL);
+    free(dtext);
+    return rc;
+}
+
+/* Make desc_take the description readers see. */
+void
+catalog_install_desc(struct stable *t, json_t *desc_take)
+{
+    pthread_mutex_lock(&t->desc_mu);
+    json_decref(t->desc);
+    t->desc = desc_take;
+    pthread_mutex_unlock(&t->desc_mu);
+}
+
+/* Replace the description with a copy of desc and persist it. */
 int
 stable_set_desc(struct stable *t, const json_t *desc, struct ddb_err *err)
 {
     struct storage *s = t->s;
     json_t *copy = json_clone(desc);
-    char *dtext = NULL;
+    int rc;
+
+    if (copy == NULL)
+        return ddb_err_set(err, DDB_INTERNAL,
+                           "storage: cannot copy description");
+    pthread_mutex_lock(&s->cat_mu);
+    rc = catalog_put_desc(s, t->id, copy, err);
+    pthread_mutex_unlock(&s->cat_mu);
+    if (rc == 0) {
+        catalog_install_desc(t, copy);
+    } else {
+        space_note(s, err);
+        json_decref(copy);
+    }
+    return rc;
+}
+
+/*
+ * Rename table name to new_name in the catalog and the map. The handle's
+ * old name stays allocated (requests in flight may be using it).
+ */
+int
+storage_table_rename(struct storage *s, const char *name,
+                     const char *new_name, struct ddb_err *err)
+{
+    struct stable *t = NULL;
+    char *old;
+    bool exists;
     int rc = -1;
 
-    if (copy == NULL || (dtext = json_dumps(copy, JSON_COMPACT)) == NULL) {
-        ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode description");
+    pthread_mutex_lock(&s->ddl_mu);
+    pthread_rwlock_rdlock(&s->map_mu);
+    exists = storage_map_find(s, new_name) >= 0;
+    pthread_rwlock_unlock(&s->map_mu);
+    if (exists) {
+        ddb_err_set(err, DDB_RESOURCE_IN_USE, "Table already exists: %s",
+                    new_name);
         goto out;
     }
-    pthread_mutex_lock(&s->cat_mu);
-    rc = cat_run(s, err, "UPDATE tables SET desc = ?1 WHERE id = ?2", dtext,
-                 t->id, NULL);
-    pthread_mutex_unlock(&s->cat_mu);
+    t = storage_table_get(s, name);
+    if (t == NULL) {
+        ddb_err_set(err, DDB_RESOURCE_NOT_FOUND,
+                    "Requested resource not found: Table: %s not found",
+                    name);
+        goto out;
+    }
+    if (catalog_begin(s, err) != 0)
+        goto out;
+    rc = catalog_run(s, err, "UPDATE tables SET name = ?1 WHERE id = ?2",
+                     new_name, t->id, NULL);
+    rc = catalog_finish(s, rc, err);
     if (rc != 0) {
         space_note(s, err);
         goto out;
     }
-    pthread_mutex_lock(&t->desc_mu);
-    json_decref(t->desc);
-    t->desc = copy;
-    copy = NULL;
-    pthread_mutex_unlock(&t->desc_mu);
+    pthread_rwlock_wrlock(&s->map_mu);
+    storage_map_remove(s, name, t);
+    pthread_mutex_lock(&t->split_mu);
+    t->old_names = xrealloc(t->old_names,
+                            (t->nold_names + 1) * sizeof(*t->old_names));
+    old = atomic_exchange(&t->name, xstrdup(new_name));
+    t->old_names[t->nold_names++] = old;
+    pthread_mutex_unlock(&t->split_mu);
+    storage_map_insert(s, t);
+    pthread_rwlock_unlock(&s->map_mu);
 out:
-    json_decref(copy);
-    free(dtext);
+    pthread_mutex_unlock(&s->ddl_mu);
+    stable_release(t);
     return rc;
 }

@@ -2,7 +2,8 @@
 /* partition.c - one SQLite database per partition: a connection with its own
  * mutex (MHD calls us from several threads), WAL + synchronous=NORMAL
  * (FULL with --durability power-loss), cached statements, items kept as compact JSON text. table.c routes
- * requests here through the partition map. */
+ * requests here through the partition map. The change log each partition
+ * keeps is part_log.c; what both share, partition_int.h. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,25 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "storage/partition_int.h"
 #include "storage/json_fast.h"
 #include "storage/util.h"
-
-enum {
-    ST_GET,
-    ST_PUT,
-    ST_DEL,
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_QUERY_FWD,
-    ST_QUERY_REV,
-    ST_SCAN,
-    ST_SCAN_FROM,
-    ST_STATS,
-    ST_SIZE,
-    ST_COUNT
-};
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_GET] = "SELECT item, size FROM items WHERE h = ?1 AND pk = ?2 AND "
@@ -49,124 +34,41 @@ static const char *const stmt_sql[ST_COUNT] = {
                      "(h, pk, sk) > (?3, ?4, ?5) AND h < ?2 "
                      "ORDER BY h, pk, sk",
     [ST_STATS] = "SELECT count(*), coalesce(sum(size), 0) FROM items",
+    /* The change log: a replayed journal entry may bring a record that is
+     * already there, hence OR IGNORE. */
+    [ST_LOG_PUT] = "INSERT OR IGNORE INTO changes (seq, ms, origin, old, "
+                   "new) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_LOG_MAX] = "SELECT coalesce(max(seq), 0) FROM changes",
+    [ST_LOG_READ] = "SELECT seq, ms, origin, old, new FROM changes WHERE "
+                    "seq > ?1 AND seq <= ?2 ORDER BY seq",
+    [ST_LOG_AGES] = "SELECT seq, ms FROM changes ORDER BY seq",
+    [ST_LOG_DROP] = "DELETE FROM changes WHERE seq <= ?1",
+    [ST_META_GET] = "SELECT v FROM log_meta WHERE k = ?1",
+    [ST_META_PUT] = "INSERT OR REPLACE INTO log_meta (k, v) VALUES (?1, ?2)",
     [ST_SIZE] = "SELECT size FROM items WHERE h = ?1 AND pk = ?2 AND "
                 "sk = ?3",
 };
 
+/* Items, and the change log (docs/design.md, "The change log"): one row
+ * per change with the images before and after (NULL: absent), and the
+ * last sequence number trimmed ("trimmed" in log_meta). */
 static const char part_schema[] =
     "CREATE TABLE IF NOT EXISTS items ("
     " h BLOB NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL,"
     " size INTEGER NOT NULL, item TEXT NOT NULL,"
-    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID";
-
-struct partition {
-    pthread_mutex_t mu;                 /* guards everything below */
-    sqlite3 *db;
-    sqlite3_stmt *st[ST_COUNT];         /* cached: reset, never finalized */
-    char *path;                         /* owned, NULL for in-memory */
-    char *buf;                          /* reusable JSON encode buffer */
-    size_t bufcap;
-    /* All 0xFF and longer than any stored key column, so greater than all
-     * of them: the "no upper bound" value. */
-    uint8_t ff_blob[KEY_BYTES_MAX + 1];
-    bool retired;                       /* replaced by a split: db closed */
-    bool fenced;                        /* holds part of a transaction whose
-                                           rest could not be written: item
-                                           calls fail until a restart
-                                           replays its journal entry */
-    bool stats_valid;                   /* count/bytes loaded and kept */
-    uint64_t count, bytes;              /* live rows and sum(size) */
-};
-
+    " PRIMARY KEY (h, pk, sk)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS changes ("
+    " seq INTEGER PRIMARY KEY, ms INTEGER NOT NULL,"
+    " origin INTEGER NOT NULL, old TEXT, new TEXT);"
+    "CREATE TABLE IF NOT EXISTS log_meta ("
+    " k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
 
 /* ------------------------------------------------------------------------
- * Helpers
+ * Helpers (the small ones are in partition_int.h)
  * ---------------------------------------------------------------------- */
 
-/* Bind a blob; a zero-length key is an empty BLOB, never NULL. */
-static int
-bind_blob(sqlite3_stmt *st, int i, const void *b, size_t len)
-{
-    if (len == 0)
-        return sqlite3_bind_zeroblob(st, i, 0);
-    return sqlite3_bind_blob(st, i, b, (int)len, SQLITE_STATIC);
-}
-
-static void
-stmt_done(sqlite3_stmt *st)
-{
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-}
-
-static int
-sql_err(struct partition *p, struct ddb_err *err, const char *what)
-{
-    return storage_sql_err(p->db, what, err);
-}
-
-/* Run a cached no-row statement (BEGIN/COMMIT/ROLLBACK). -1 with err
- * set ("storage: <what>: ...") on failure. */
-static int
-run_simple(struct partition *p, int which, const char *what,
-           struct ddb_err *err)
-{
-    sqlite3_stmt *st = p->st[which];
-    int rc = sqlite3_step(st);
-
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : sql_err(p, err, what);
-}
-
-/* Step st, a bound no-row statement (bound: the binding calls' result),
- * then reset it. -1 with err set ("storage: <what>: ...") on failure. */
-static int
-step_done(struct partition *p, sqlite3_stmt *st, int bound,
-          const char *what, struct ddb_err *err)
-{
-    int rc = 0;
-
-    if (bound != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
-        rc = sql_err(p, err, what);
-    stmt_done(st);
-    return rc;
-}
-
-static void
-rollback(struct partition *p)
-{
-    if (!sqlite3_get_autocommit(p->db))
-        run_simple(p, ST_ROLLBACK, "rollback", NULL);
-}
-
-/* Lock p for an item call; false (nothing locked) when a split retired
- * it meanwhile, so the call answers PART_RETIRED. */
-static bool
-lock_live(struct partition *p)
-{
-    pthread_mutex_lock(&p->mu);
-    if (!p->retired)
-        return true;
-    pthread_mutex_unlock(&p->mu);
-    return false;
-}
-
-/* lock_live() for an item call: 0 with p locked, PART_RETIRED, or -1
- * (nothing locked, err set) when p is fenced (partition_fence_locked). */
-static int
-lock_item(struct partition *p, struct ddb_err *err)
-{
-    if (!lock_live(p))
-        return PART_RETIRED;
-    if (!p->fenced)
-        return 0;
-    pthread_mutex_unlock(&p->mu);
-    return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
-}
-
-/* Parse a stored item. Returns a new reference or NULL with err set. */
-static json_t *
-item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
+json_t *
+part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
 {
     const char *text = (const char *)sqlite3_column_text(st, col);
     int len = sqlite3_column_bytes(st, col);
@@ -200,10 +102,8 @@ col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
     return len;
 }
 
-/* Encode item as compact JSON into p->buf (grown as needed). Returns the
- * length, or -1 if jansson cannot encode it. */
-static long
-item_encode(struct partition *p, const json_t *item)
+long
+part_item_encode(struct partition *p, const json_t *item)
 {
     struct json_fast_buf b = { p->buf, 0, p->bufcap };
     int fast = json_fast_dump(item, &b);    /* same bytes as json_dumpb */
@@ -345,7 +245,7 @@ get_locked(struct partition *p, const struct item_key *k, json_t **item,
     }
     step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
-        *item = item_parse(st, 0, err);
+        *item = part_item_parse(st, 0, err);
         if (*item == NULL)
             goto out;
         if (size != NULL)
@@ -412,7 +312,7 @@ put_locked(struct partition *p, const struct item_key *k,
            const json_t *item, size_t size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_PUT];
-    long len = item_encode(p, item);
+    long len = part_item_encode(p, item);
 
     if (len < 0)
         return ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode item");
@@ -435,12 +335,14 @@ del_locked(struct partition *p, const struct item_key *k,
 
 /*
  * Atomic read-modify-write (see stable_mutate in storage.h): lock, BEGIN
- * IMMEDIATE, read, call fn, write/delete/keep, COMMIT. Any failure rolls
- * back, so the row is untouched.
+ * IMMEDIATE, read, call fn, write/delete/keep, log the change (when log
+ * is given), COMMIT. Any failure rolls back, so the row is untouched and
+ * no record is left.
  */
 int
 partition_mutate(struct partition *p, const struct item_key *k,
-                 stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+                 const struct plog *log, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
 {
     json_t *old = NULL, *new_item = NULL;
     size_t new_size = 0, old_size = 0;
@@ -463,6 +365,13 @@ partition_mutate(struct partition *p, const struct item_key *k,
             if (del_locked(p, k, err) != 0)
                 goto out;
         }
+        /* the number is taken under the partition lock: records of one
+         * partition are numbered in commit order */
+        if (log != NULL && atomic_load(log->on) &&
+            part_log_is_change(old, new_item) &&
+            part_log_put_locked(p, atomic_fetch_add(log->seq, 1) + 1, log->ms,
+                           log->origin, old, new_item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;
@@ -524,7 +433,7 @@ stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
         }
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
-        item = item_parse(st, c, err);
+        item = part_item_parse(st, c, err);
         if (item == NULL) {
             rc = -1;
             break;
@@ -695,8 +604,9 @@ copy_row(struct partition *c, sqlite3_stmt *src, const uint8_t *h,
 /*
  * With parent locked (partition_lock), copy its rows with top-64 hash below
  * mid into a and the rest into b (both fresh, not yet visible to others),
- * each in one transaction, then checkpoint a and b so their data is in the
- * database files before the catalog names them.
+ * and its change log into a, each in one transaction, then checkpoint a
+ * and b so their data is in the database files before the catalog names
+ * them.
  */
 int
 partition_split_copy_locked(struct partition *parent, uint64_t mid,
@@ -735,6 +645,8 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
         sql_err(parent, err, "split read");
         goto out;
     }
+    if (part_log_copy_locked(parent, a, err) != 0)
+        goto out;
     for (int i = 0; i < 2; i++)
         if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
             goto out;
@@ -758,7 +670,9 @@ out:
  * Every src partition locked: copy all their rows into the partitions of
  * dst (open, empty, the same ring), each row placed by the hash of its
  * partition key of type pk_type (key_pk_hash) instead of the hash it was
- * stored under; then make dst durable. The sources are unchanged.
+ * stored under, and each src's change log into the dst partition at the
+ * same place (nsrc == n, the same ring); then make dst durable. The
+ * sources are unchanged.
  */
 int
 partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
@@ -804,6 +718,9 @@ partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
             sql_err(p, err, "rehash read");
             goto out;
         }
+        /* its log to the partition at its place on the ring (design.md) */
+        if (nsrc == n && part_log_copy_locked(p, dst->parts[j], err) != 0)
+            goto out;
     }
     for (i = 0; i < n; i++)
         if (run_simple(dst->parts[i], ST_COMMIT, "rehash commit", err) != 0)
@@ -885,9 +802,10 @@ partition_get_locked(struct partition *p, const struct item_key *k,
 }
 
 /*
- * p locked: write the after-images w[0..n) (item NULL deletes) in one
- * SQLite transaction and keep the in-memory stats. Idempotent: replaying
- * the same images gives the same rows and the same figures.
+ * p locked: write the after-images w[0..n) (item NULL deletes) and their
+ * log records (those with a sequence number) in one SQLite transaction and
+ * keep the in-memory stats. Idempotent: replaying the same images gives
+ * the same rows, records and figures.
  */
 int
 partition_apply_locked(struct partition *p, const struct part_write *w,
@@ -919,6 +837,10 @@ partition_apply_locked(struct partition *p, const struct part_write *w,
         } else if (del_locked(p, w[i].k, err) != 0) {
             goto out;
         }
+        if (w[i].seq != 0 &&
+            part_log_put_locked(p, w[i].seq, w[i].ms, w[i].origin, w[i].old,
+                           w[i].item, err) != 0)
+            goto out;
     }
     if (run_simple(p, ST_COMMIT, "commit", err) != 0)
         goto out;

@@ -32,13 +32,20 @@ enum ddb_errtype {
     DDB_TRANSACTION_CONFLICT,       /* TransactionConflictException */
     DDB_TRANSACTION_IN_PROGRESS,    /* TransactionInProgressException */
     DDB_IDEMPOTENT_MISMATCH,        /* IdempotentParameterMismatchException */
+    DDB_DUPLICATE_ITEM,             /* DuplicateItemException (PartiQL) */
     DDB_MISSING_AUTH_TOKEN,         /* MissingAuthenticationTokenException */
     DDB_INCOMPLETE_SIGNATURE,       /* IncompleteSignatureException */
     DDB_INVALID_SIGNATURE,          /* InvalidSignatureException */
     DDB_UNRECOGNIZED_CLIENT,        /* UnrecognizedClientException */
     DDB_ACCESS_DENIED,              /* AccessDeniedException */
+    DDB_EXPIRED_ITERATOR,           /* ExpiredIteratorException (Streams) */
+    DDB_TRIMMED_DATA,               /* TrimmedDataAccessException */
     DDB_HTTP_NOT_FOUND,             /* 404 for a path/method we do not serve */
     DDB_REQUEST_TOO_LARGE,          /* 413 body over 16 MB */
+    DDB_HTTP_BAD_REQUEST,           /* 400 malformed HTTP framing */
+    DDB_HTTP_FORBIDDEN,             /* 403 admin call from another origin */
+    DDB_HTTP_UNSUPPORTED_MEDIA,     /* 415 admin call that is not JSON */
+    DDB_SERVICE_UNAVAILABLE,        /* 503 ServiceUnavailable */
     DDB_INTERNAL,                   /* InternalServerError (500) */
     DDB_STORAGE_FULL,               /* InternalServerError (500): the disk
                                        holding the data is full */
@@ -254,6 +261,14 @@ typedef int stable_mutate_fn(void *arg, const json_t *old, json_t **new_item,
 int stable_mutate(struct stable *t, const struct item_key *k,
                   stable_mutate_fn *fn, void *arg, struct ddb_err *err);
 
+/* Who made a change, as the change log records it (a TTL delete is the
+ * service's). */
+enum storage_origin { STORAGE_ORIGIN_REQUEST = 0, STORAGE_ORIGIN_SERVICE = 1 };
+/* stable_mutate() with the origin the change log records. */
+int stable_mutate_as(struct stable *t, const struct item_key *k,
+                     enum storage_origin origin, stable_mutate_fn *fn,
+                     void *arg, struct ddb_err *err);
+
 /* Row callback for query and scan: k and item are borrowed for the call.
  * Return 0 to go on, 1 to stop, -1 to abort with err set. */
 typedef int stable_row_fn(void *arg, const struct item_key *k,
@@ -348,6 +363,7 @@ struct stxn_op {
     struct item_key k;
     stable_mutate_fn *fn;           /* NULL: read-only (lock and check) */
     void *arg;
+    enum storage_origin origin;     /* who makes the change (change log) */
     int rc;                         /* out: fn's return */
     struct ddb_err err;             /* out: fn's error (caller clears) */
 };
@@ -358,5 +374,102 @@ int stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err);
 int stable_txn_get(struct stable *const *tables,
                    const struct item_key *const *keys, size_t n,
                    json_t **items, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * The change log (storage/changelog.c; docs/design.md, "The change log").
+ *
+ * While logging is on for a table, every change to one of its items is
+ * recorded in the partition's database, in the SQLite transaction that
+ * makes it: a sequence number (one counter per table, increasing in
+ * commit order within a partition), the time on the store's clock, the
+ * origin, and the item before and after. Writes that leave the item as it
+ * was record nothing. Sequence numbers also mark partition births and
+ * retirements (splits) and each switch of logging, so ranges of them
+ * describe a partition's lifetime and a stream's. A split copies the
+ * parent's log into its first child (the one starting at the same ring
+ * position): the log of any partition, live or retired, is read from the
+ * live partition that starts where it started.
+ * ---------------------------------------------------------------------- */
+
+/* The clock records and births are stamped with (ms): the server's, so
+ * that a virtual clock moves the log too. Default: the wall clock. */
+typedef uint64_t storage_clock_fn(void *arg);
+void storage_set_clock(struct storage *s, storage_clock_fn *fn, void *arg);
+
+/* Is t logging its changes? */
+bool stable_log_on(struct stable *t);
+/* The last sequence number t has taken. */
+uint64_t stable_log_seq(struct stable *t);
+
+/*
+ * Turn t's logging on or off, atomically with a new description: with
+ * every partition of t locked (no write in flight), take a marker
+ * sequence number and a birth time (ms: the clock, but after every time t
+ * gave before and at least min_ms), call fn with them for the new
+ * description (a new reference, or NULL with err set to refuse), then
+ * commit description and switch in one catalog transaction. A write is
+ * logged if and only if it commits after a switch on and before the next
+ * switch off.
+ */
+typedef json_t *stable_switch_fn(void *arg, uint64_t seq, uint64_t ms,
+                                 struct ddb_err *err);
+int stable_log_switch(struct stable *t, bool on, uint64_t min_ms,
+                      stable_switch_fn *fn, void *arg, struct ddb_err *err);
+/* storage_table_create() for a table that logs from its creation: fn
+ * builds its description from the first marker and birth time. */
+int storage_table_create_logged(struct storage *s, const char *name,
+                                unsigned nparts, uint64_t min_ms,
+                                stable_switch_fn *fn, void *arg,
+                                struct ddb_err *err);
+
+/* One partition in t's history: live, or retired by a split (and kept
+ * until stable_log_trim() forgets it). */
+struct spart {
+    char id[17];                    /* the partition's id (hex) */
+    char parent[17];                /* its parent's, "" for an original */
+    uint64_t start;                 /* its first ring position */
+    uint64_t born_seq, born_ms;     /* birth marker and time */
+    uint64_t end_seq, end_ms;       /* retirement marker and time; 0 while
+                                       live */
+};
+/* t's partitions, parents before children (*out: caller frees). */
+int stable_part_history(struct stable *t, struct spart **out, size_t *n,
+                        struct ddb_err *err);
+
+/* One logged change, borrowed for the callback. */
+struct slog_rec {
+    uint64_t seq;                   /* its sequence number */
+    uint64_t ms;                    /* when, on the store's clock */
+    enum storage_origin origin;
+    const json_t *old;              /* the item before; NULL: absent */
+    const json_t *new_item;         /* the item after; NULL: deleted */
+};
+/* Return 0 to go on, 1 to stop, -1 to abort with err set. */
+typedef int stable_log_fn(void *arg, const struct slog_rec *r,
+                          struct ddb_err *err);
+/*
+ * Visit, in sequence order, the logged changes with after < seq <= upto
+ * held by the partition of t whose log starts at ring position start
+ * (struct spart.start). *trimmed receives the highest sequence number
+ * trimmed from that log so far (0: none). -1 with err set on failure.
+ */
+int stable_log_read(struct stable *t, uint64_t start, uint64_t after,
+                    uint64_t upto, stable_log_fn *fn, void *arg,
+                    uint64_t *trimmed, struct ddb_err *err);
+/* The newest sequence number of that log, taken with its partition
+ * locked: every change committed there is at or below it, every later
+ * one above (a LATEST position). */
+uint64_t stable_log_tip(struct stable *t, uint64_t start);
+/* Drop logged changes older than cutoff_ms (in sequence order, so the
+ * trimmed part of a log is a prefix) and the history of partitions
+ * retired before it. */
+int stable_log_trim(struct stable *t, uint64_t cutoff_ms,
+                    struct ddb_err *err);
+
+/* Give table name the name new_name (a name no request can use, to keep
+ * a deleted table's stream readable). ResourceInUseException if new_name
+ * exists, ResourceNotFoundException if name does not. */
+int storage_table_rename(struct storage *s, const char *name,
+                         const char *new_name, struct ddb_err *err);
 
 #endif

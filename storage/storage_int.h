@@ -85,12 +85,23 @@ const char *partition_path(const struct partition *p);
  * not an error. */
 void partition_unlink_files(const char *path);
 
+/* How a write to a table logs its change (NULL: never, e.g. a split
+ * copy). The switch is read with the partition locked, which is what makes
+ * stable_log_switch() exact. */
+struct plog {
+    atomic_bool *on;                    /* the table's switch */
+    _Atomic uint64_t *seq;              /* the table's counter */
+    uint64_t ms;                        /* the change's time */
+    enum storage_origin origin;
+};
+
 int partition_get(struct partition *p, const struct item_key *k,
                   json_t **item, struct ddb_err *err);
 int partition_size_of(struct partition *p, const struct item_key *k,
                       size_t *size, struct ddb_err *err);
 int partition_mutate(struct partition *p, const struct item_key *k,
-                     stable_mutate_fn *fn, void *arg, struct ddb_err *err);
+                     const struct plog *log, stable_mutate_fn *fn, void *arg,
+                     struct ddb_err *err);
 /* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
  * ascending or descending. Calls fn with the partition locked: fn must not
  * call back into this table's store. Returns 0 (done), 1 (fn stopped), -1
@@ -114,8 +125,9 @@ int partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
 /* Split support (used by stable_split). */
 void partition_lock(struct partition *p);
 void partition_unlock(struct partition *p);
-/* parent locked: copy rows with top-64 hash < mid to a, the rest to b, and
- * make a and b durable. parent is unchanged. */
+/* parent locked: copy rows with top-64 hash < mid to a, the rest to b,
+ * the whole change log to a (the child that starts where parent starts),
+ * and make a and b durable. parent is unchanged. */
 int partition_split_copy_locked(struct partition *parent, uint64_t mid,
                                 struct partition *a, struct partition *b,
                                 struct ddb_err *err);
@@ -137,6 +149,12 @@ struct part_write {
     const struct item_key *k;           /* borrowed */
     const json_t *item;                 /* borrowed; NULL: delete */
     size_t size;                        /* item's size */
+    uint64_t seq;                       /* its log record's number; 0: no
+                                           record */
+    uint64_t ms;                        /* the record's time */
+    enum storage_origin origin;
+    const json_t *old;                  /* borrowed: the record's before
+                                           image (NULL: absent) */
 };
 bool partition_retired_locked(const struct partition *p);
 /* p locked: p holds part of a transaction whose journal entry could not be
@@ -153,6 +171,20 @@ int partition_get_locked(struct partition *p, const struct item_key *k,
                          json_t **item, struct ddb_err *err);
 int partition_apply_locked(struct partition *p, const struct part_write *w,
                            size_t n, struct ddb_err *err);
+
+/* The change log of one partition (changelog.c reads it through these),
+ * each returning PART_RETIRED as the item calls do: the newest sequence
+ * number it holds; its records in (after, upto] in order, and the last
+ * number trimmed (*trimmed); the trim of records older than cutoff_ms
+ * (*dropped: how many went); with p locked, the counter read under the
+ * lock (tip); the trimmed mark alone. */
+int partition_log_max(struct partition *p, uint64_t *max,
+                      struct ddb_err *err);
+int partition_log_read(struct partition *p, uint64_t after, uint64_t upto,
+                       stable_log_fn *fn, void *arg, uint64_t *trimmed,
+                       struct ddb_err *err);
+int partition_log_trim(struct partition *p, uint64_t cutoff_ms,
+                       uint64_t *dropped, struct ddb_err *err);
 
 /* txn.c: create the transaction journal in the catalog and replay what a
  * crash left there (storage_open, before serving). */
@@ -186,7 +218,8 @@ struct playout {
 struct stable {
     atomic_uint refs;                   /* the map's reference + handles */
     struct storage *s;                  /* borrowed: outlives all handles */
-    char *name;                         /* owned */
+    _Atomic(char *) name;               /* owned; a rename keeps the old
+                                           string in old_names */
     char id[STORAGE_ID_LEN + 1];
     char *dir;                          /* owned: tables/<id>, NULL in memory */
     atomic_bool deleted;                /* drop files at last release */
@@ -199,10 +232,19 @@ struct stable {
     size_t nold;
     struct partition **retired;         /* owned: split parents */
     size_t nretired;
+    char **old_names;                   /* owned: names before renames */
+    size_t nold_names;
+    /* The change log (changelog.c). */
+    atomic_bool log_on;                 /* changes are logged */
+    _Atomic uint64_t seq;               /* the last sequence number taken */
+    uint64_t stamp;                     /* the last birth time given (ms);
+                                           under split_mu */
 };
 
 struct storage {
     char *data_dir;                     /* owned, NULL = in-memory */
+    storage_clock_fn *clock;            /* the change log's clock */
+    void *clock_arg;
     struct storage_opts opts;           /* durability, disk reserve */
     int lock_fd;                        /* flock'd <data_dir>/LOCK, or -1 */
     int reserve_fd;                     /* <data_dir>/RESERVE, or -1 */
@@ -322,14 +364,71 @@ int catalog_open(struct storage *s, const char *path, struct ddb_err *err);
 int catalog_exec(struct storage *s, const char *what, const char *sql,
                  struct ddb_err *err);
 int catalog_err(struct storage *s, const char *what, struct ddb_err *err);
-/* Replace the partition list of table id with l's in one transaction,
- * unless a delete removed the table meanwhile (then -1, err set). */
-int catalog_set_partitions(struct storage *s, const char *id,
+/* Catalog transactions for the other files: take cat_mu and BEGIN
+ * IMMEDIATE (0, or -1 with err set and cat_mu released); COMMIT when rc
+ * is 0, else ROLLBACK, and release cat_mu (0 once committed). Inside one:
+ * run sql with ?1, ?2, ... bound to the texts up to NULL; replace the
+ * partition rows of table id with layout l; is table id still there
+ * (false with err set when a delete won a race). */
+int catalog_begin(struct storage *s, struct ddb_err *err);
+int catalog_finish(struct storage *s, int rc, struct ddb_err *err);
+int catalog_run(struct storage *s, struct ddb_err *err, const char *sql, ...)
+    __attribute__((sentinel));
+int catalog_put_partitions(struct storage *s, const char *id,
                            const struct playout *l, struct ddb_err *err);
-/* The same, recording in the same transaction that the rows of l are
- * placed by key hash keyhash (stable_rehash). */
+bool catalog_table_exists(struct storage *s, const char *id,
+                          struct ddb_err *err);
+/* Write t's new description desc (copied) inside a catalog transaction
+ * and, once the caller committed, install it (catalog_install_desc). */
+int catalog_put_desc(struct storage *s, const char *id, const json_t *desc,
+                     struct ddb_err *err);
+void catalog_install_desc(struct stable *t, json_t *desc_take);
+/* Name nl, a rehash of table id's layout old, and record that its rows are
+ * placed by key hash keyhash, in one catalog transaction (stable_rehash). */
 int catalog_set_rehashed(struct storage *s, const char *id,
-                         const struct playout *l, int keyhash,
-                         struct ddb_err *err);
+                         const struct playout *old, const struct playout *nl,
+                         int keyhash, struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * The change log's catalog side (changelog.c): per table, whether it logs,
+ * its counter and last birth time (table logs); per partition, its
+ * lineage (table part_history).
+ * ---------------------------------------------------------------------- */
+
+/* Create the tables (catalog_open). */
+int changelog_schema(struct storage *s, struct ddb_err *err);
+/* The store's clock now. */
+uint64_t changelog_now(const struct storage *s);
+/* A new table's rows, inside its creation transaction: every partition
+ * of l born at ms, and the log on from marker seq when log_on. */
+int changelog_created(struct storage *s, const char *id,
+                      const struct playout *l, bool log_on, uint64_t seq,
+                      uint64_t ms, struct ddb_err *err);
+/* A dropped table's rows, inside its delete transaction. */
+int changelog_dropped(struct storage *s, const char *id,
+                      struct ddb_err *err);
+/* After t was loaded (storage_open): its switch, its counter (above every
+ * number stored) and last birth time; rows for a catalog written before
+ * the change log existed. */
+int changelog_load(struct stable *t, struct ddb_err *err);
+/* A split of partition i of t (split_mu and the parent held): take the
+ * parent's end and the children's birth markers and commit the new layout
+ * nl (children at i, i + 1) with their history, in one catalog
+ * transaction. */
+int changelog_split(struct stable *t, const struct playout *old,
+                    const struct playout *nl, unsigned i,
+                    struct ddb_err *err);
+/* A rehash of t's layout old into nl (the same ring; stable_rehash),
+ * inside the transaction that names nl: each partition's history row
+ * follows it to its new file. */
+int changelog_rehashed(struct storage *s, const char *id,
+                       const struct playout *old, const struct playout *nl,
+                       struct ddb_err *err);
+/* Raise t's counter to at least seq (journal replay). */
+void changelog_seen(struct stable *t, uint64_t seq);
+/* The log context of a write to t now, in *l (returned). */
+const struct plog *changelog_plog(struct stable *t,
+                                  enum storage_origin origin,
+                                  struct plog *l);
 
 #endif

@@ -73,8 +73,10 @@ stable_new(struct storage *s, const char *name, const char *id,
 
     atomic_init(&t->refs, 1);          /* the map's reference */
     atomic_init(&t->deleted, false);
+    atomic_init(&t->log_on, false);
+    atomic_init(&t->seq, 0);
     t->s = s;
-    t->name = xstrdup(name);
+    atomic_init(&t->name, xstrdup(name));
     snprintf(t->id, sizeof(t->id), "%s", id);
     t->dir = s->data_dir ? xasprintf("%s/tables/%s", s->data_dir, id) : NULL;
     pthread_mutex_init(&t->desc_mu, NULL);
@@ -104,7 +106,10 @@ stable_destroy(struct stable *t)
         storage_remove_dir(t->dir);
     json_decref(t->desc);
     pthread_mutex_destroy(&t->desc_mu);
-    free(t->name);
+    free(atomic_load(&t->name));
+    for (size_t i = 0; i < t->nold_names; i++)
+        free(t->old_names[i]);
+    free(t->old_names);
     free(t->dir);
     free(t);
 }
@@ -133,7 +138,7 @@ storage_map_find(struct storage *s, const char *name)
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(s->tables[mid]->name, name);
+        int c = strcmp(stable_name(s->tables[mid]), name);
 
         if (c == 0)
             return (long)mid;
@@ -148,7 +153,7 @@ storage_map_find(struct storage *s, const char *name)
 void
 storage_map_insert(struct storage *s, struct stable *t)
 {
-    long at = storage_map_find(s, t->name);
+    long at = storage_map_find(s, stable_name(t));
     size_t pos = (size_t)(-at - 1);
 
     if (s->ntables == s->cap) {
@@ -216,7 +221,7 @@ storage_table_names(struct storage *s)
 
     pthread_rwlock_rdlock(&s->map_mu);
     for (size_t i = 0; i < s->ntables; i++)
-        json_array_append_new(a, json_string(s->tables[i]->name));
+        json_array_append_new(a, json_string(stable_name(s->tables[i])));
     pthread_rwlock_unlock(&s->map_mu);
     return a;
 }
@@ -254,10 +259,12 @@ stable_desc(struct stable *t)
     return d;
 }
 
+/* The name, borrowed: a rename keeps the old string alive with the
+ * handle, so a request may go on using the name it read. */
 const char *
 stable_name(const struct stable *t)
 {
-    return t->name;
+    return atomic_load(&((struct stable *)t)->name);
 }
 
 unsigned
@@ -349,8 +356,6 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
     return rc;
 }
 
-/* Writes are refused while the disk is full (space.c); a write that
- * finds it full enters that state. */
 int
 stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
                struct ddb_err *err)
@@ -363,20 +368,33 @@ stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
     return rc;
 }
 
+/* Writes are refused while the disk is full (space.c); a write that
+ * finds it full enters that state. */
 int
-stable_mutate(struct stable *t, const struct item_key *k,
-              stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+stable_mutate_as(struct stable *t, const struct item_key *k,
+                 enum storage_origin origin, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
 {
+    struct plog l;
+    const struct plog *log = changelog_plog(t, origin, &l);
     int rc;
 
     if (space_admit(t->s, err) != 0)
         return -1;
     do
-        rc = partition_mutate(stable_partition(t, k->hash), k, fn, arg, err);
+        rc = partition_mutate(stable_partition(t, k->hash), k, log, fn, arg,
+                              err);
     while (rc == PART_RETIRED);
     if (rc != 0)
         space_note(t->s, err);
     return rc;
+}
+
+int
+stable_mutate(struct stable *t, const struct item_key *k,
+              stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+{
+    return stable_mutate_as(t, k, STORAGE_ORIGIN_REQUEST, fn, arg, err);
 }
 
 /* A bound buffer: one more byte than a key, for "key + 0x00". */
@@ -615,7 +633,7 @@ stable_split_at(struct stable *t, unsigned i, uint64_t at,
         goto out;
     storage_sync_dir(t->s, t->dir);     /* the new names, before the
                                            catalog points at them */
-    if (catalog_set_partitions(t->s, t->id, nl, err) != 0)
+    if (changelog_split(t, old, nl, i, err) != 0)
         goto out;
     rc = 0;
 
@@ -712,7 +730,8 @@ stable_rehash(struct stable *t, char pk_type, struct ddb_err *err)
     for (; locked < n; locked++)
         partition_lock(old->parts[locked]);
     if (partition_rehash_copy_locked(old->parts, n, pk_type, nl, err) != 0 ||
-        catalog_set_rehashed(t->s, t->id, nl, STORAGE_KEYHASH, err) != 0)
+        catalog_set_rehashed(t->s, t->id, old, nl, STORAGE_KEYHASH,
+                             err) != 0)
         goto out;
     rc = 0;
 

@@ -89,7 +89,9 @@ pset_free(struct pset *ps)
 
 /* ------------------------------------------------------------------------
  * Journal: one row per multi-partition transaction, a JSON list of
- * {"t": table id, "h"/"pk"/"sk": hex, "i": item or null, "z": size}.
+ * {"t": table id, "h"/"pk"/"sk": hex, "i": item or null, "z": size}, with
+ * the change's log record when its table logs: "q" its sequence number,
+ * "ms", "o" the origin, "old" the item before (or null).
  * ---------------------------------------------------------------------- */
 
 static json_t *
@@ -188,6 +190,11 @@ struct twrite {
     const struct item_key *k;           /* borrowed (the op's) */
     json_t *item;                       /* owned; NULL: delete */
     size_t size;
+    uint64_t seq;                       /* its log record; 0: none */
+    uint64_t ms;
+    enum storage_origin origin;
+    json_t *old;                        /* owned: the item before, when
+                                           logged */
 };
 
 static int
@@ -214,6 +221,10 @@ apply_writes(struct twrite *w, size_t n, struct ddb_err *err)
             pw[m].k = w[j].k;
             pw[m].item = w[j].item;
             pw[m].size = w[j].size;
+            pw[m].seq = w[j].seq;
+            pw[m].ms = w[j].ms;
+            pw[m].origin = w[j].origin;
+            pw[m].old = w[j].old;
             m++;
             j++;
         }
@@ -230,14 +241,23 @@ journal_body(const struct twrite *w, size_t n)
     json_t *a = json_array();
     char *body;
 
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(
-            a, json_pack("{s:s, s:o, s:o, s:o, s:O, s:I}", "t", w[i].t->id,
-                         "h", hex_of(w[i].k->hash, sizeof(w[i].k->hash)),
-                         "pk", hex_of(w[i].k->pk, w[i].k->pk_len), "sk",
-                         hex_of(w[i].k->sk, w[i].k->sk_len), "i",
-                         w[i].item ? w[i].item : json_null(), "z",
-                         (json_int_t)w[i].size));
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:s, s:o, s:o, s:o, s:O, s:I}", "t",
+                              w[i].t->id, "h",
+                              hex_of(w[i].k->hash, sizeof(w[i].k->hash)),
+                              "pk", hex_of(w[i].k->pk, w[i].k->pk_len),
+                              "sk", hex_of(w[i].k->sk, w[i].k->sk_len), "i",
+                              w[i].item ? w[i].item : json_null(), "z",
+                              (json_int_t)w[i].size);
+
+        if (w[i].seq != 0)
+            json_object_update_new(
+                e, json_pack("{s:I, s:I, s:i, s:O}", "q",
+                             (json_int_t)w[i].seq, "ms", (json_int_t)w[i].ms,
+                             "o", (int)w[i].origin, "old",
+                             w[i].old ? w[i].old : json_null()));
+        json_array_append_new(a, e);
+    }
     body = json_dumps(a, JSON_COMPACT);
     json_decref(a);
     return body;
@@ -307,11 +327,24 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
             continue;
         }
         if (ops[i].fn != NULL && !keep && (old != NULL || new_item != NULL)) {
+            struct plog l;
+
             w[nw].t = ops[i].t;
             w[nw].p = ps.of[i];
             w[nw].k = &ops[i].k;
             w[nw].item = new_item;
             w[nw].size = new_size;
+            /* with every partition locked: the log switch is settled, and
+             * numbers follow commit order */
+            changelog_plog(ops[i].t, ops[i].origin, &l);
+            if (atomic_load(l.on) &&
+                (old == NULL || new_item == NULL ||
+                 !json_same(old, new_item))) {
+                w[nw].seq = atomic_fetch_add(l.seq, 1) + 1;
+                w[nw].ms = l.ms;
+                w[nw].origin = l.origin;
+                w[nw].old = json_incref(old);
+            }
             new_item = NULL;
             nw++;
         }
@@ -369,8 +402,10 @@ out:
     pset_free(&ps);
     if (rc != 0 && s != NULL)
         space_note(s, err);
-    for (size_t i = 0; i < nw; i++)
+    for (size_t i = 0; i < nw; i++) {
         json_decref(w[i].item);
+        json_decref(w[i].old);
+    }
     free(body);
     free(w);
     free(keys);
@@ -453,6 +488,18 @@ replay_body(struct storage *s, const char *text, struct ddb_err *err)
         w[nw].item = json_is_object(item) ? json_incref((json_t *)item)
                                           : NULL;
         w[nw].size = (size_t)json_integer_value(json_object_get(e, "z"));
+        if (json_get_uint(e, "q", &w[nw].seq) == 1) {
+            const json_t *old = json_object_get(e, "old");
+
+            (void)json_get_uint(e, "ms", &w[nw].ms);
+            w[nw].origin = json_integer_value(json_object_get(e, "o")) ==
+                                   STORAGE_ORIGIN_SERVICE
+                               ? STORAGE_ORIGIN_SERVICE
+                               : STORAGE_ORIGIN_REQUEST;
+            w[nw].old = json_is_object(old) ? json_incref((json_t *)old)
+                                            : NULL;
+            changelog_seen(t, w[nw].seq);
+        }
         nw++;
     }
     qsort(w, nw, sizeof(*w), write_cmp);
@@ -464,8 +511,10 @@ replay_body(struct storage *s, const char *text, struct ddb_err *err)
         if (i == 1 || w[i - 1].p != w[i - 2].p)
             partition_unlock(w[i - 1].p);
 out:
-    for (i = 0; i < nw; i++)
+    for (i = 0; i < nw; i++) {
         json_decref(w[i].item);
+        json_decref(w[i].old);
+    }
     free(w);
     free(keys);
     json_decref(a);

@@ -268,6 +268,18 @@ hex_encode(const uint8_t *p, size_t n, char *out)
 }
 
 int
+hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int
 bytes_cmp(const void *a, size_t alen, const void *b, size_t blen)
 {
     size_t n = alen < blen ? alen : blen;

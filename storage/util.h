@@ -81,6 +81,8 @@ bool json_same(const json_t *a, const json_t *b);
 
 /* Lower-case hex of n bytes into out (2n + 1 bytes, NUL-terminated). */
 void hex_encode(const uint8_t *p, size_t n, char *out);
+/* The value of one hex digit (either case), or -1. */
+int hex_digit(int c);
 /* Unsigned byte order, a proper prefix first: <0, 0, >0 (-1, 0, 1). */
 int bytes_cmp(const void *a, size_t alen, const void *b, size_t blen);
 

@@ -27,7 +27,11 @@ def git_files(top):
     out = subprocess.run(["git", "ls-files", "--cached", "--others",
                           "--exclude-standard"], cwd=top,
                          capture_output=True, text=True)
-    if out.returncode != 0:
+    # A tarball unpacked inside some checkout (make distcheck in a work
+    # tree) is not that checkout's top: walk it like any tarball.
+    prefix = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=top,
+                            capture_output=True, text=True)
+    if out.returncode != 0 or prefix.stdout.strip():
         files = []
         for d, _, fs in os.walk(top):
             for f in fs:

@@ -17,8 +17,8 @@
 /* A reply for server/http.c to send as is. */
 struct admin_reply {
     unsigned status;                /* 200, 404, ... */
-    char *body;                     /* malloc'd; the caller frees or hands
-                                       it to MHD (MHD_RESPMEM_MUST_FREE) */
+    char *body;                     /* malloc'd; the caller frees it or
+                                       hands it to server/httpd.c */
     size_t len;
     const char *content_type;       /* static string */
 };

@@ -14,6 +14,7 @@
 
 #include "api/admin/admin.h"
 #include "api/throttle/throttle.h"
+#include "storage/util.h"
 
 #define ADMIN_NAME_MAX 1100             /* table and index names, + NUL */
 
@@ -69,6 +70,25 @@ json_t *admin_partitions_json(struct admin_src *s, uint64_t now,
                               bool history);
 /* GET .../hotkeys: the top n keys of every sketch. */
 json_t *admin_hotkeys_json(struct admin_src *s, size_t n);
+
+/* ------------------------------------------------------------------------
+ * History (history.c)
+ * ---------------------------------------------------------------------- */
+
+/* At most this many partition samples in one answer (some 35 MB of
+ * JSON): past it, fewer seconds or one partition must be asked for. */
+#define ADMIN_HISTORY_MAX_SAMPLES 250000
+#define ADMIN_HISTORY_SECONDS_MSG "seconds must be a whole number from 1 " \
+                                  "to 900"
+
+/*
+ * GET .../history: the last `seconds` (1 to THROTTLE_RING_S) of s, every
+ * partition (part < 0) or one, appended to out as JSON text. -1 with err
+ * (ValidationException) for seconds or a partition out of range, or too
+ * many samples.
+ */
+int admin_history(struct admin_src *s, uint64_t now, unsigned seconds,
+                  long part, struct strbuf *out, struct ddb_err *err);
 
 /* ------------------------------------------------------------------------
  * The live view (ui.c)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* control.c - the admin calls that change the server's behaviour: the
- * virtual clock (POST /shardlocal/clock) and fault injection (POST
- * /shardlocal/faults, including transaction pauses). */
+ * virtual clock (POST /shardlocal/clock, which also runs the TTL/trim
+ * sweep at the new time) and fault injection (POST /shardlocal/faults,
+ * including transaction pauses). */
 #include <stdatomic.h>
 
 #include "api/admin/admin.h"
 #include "api/ops/txn_inflight.h"
+#include "api/streams/streams.h"
 #include "api/throttle/faults.h"
 #include "storage/util.h"
 
@@ -13,7 +15,7 @@ int
 admin_clock(struct api_server *srv, bool post, const json_t *req,
             json_t **resp, struct ddb_err *err)
 {
-    uint64_t adv = 0, set = 0;
+    uint64_t adv = 0, set = 0, expired = 0;
     int ha, hs;
 
     if (post) {
@@ -44,9 +46,15 @@ admin_clock(struct api_server *srv, bool post, const json_t *req,
             } while (!atomic_compare_exchange_weak(&srv->vclock_ms, &cur,
                                                    set));
         }
+        /* expire items and trim logs at the new time before answering,
+         * so a test sees the effect of moving the clock at once */
+        expired = streams_sweep(srv, api_now_ms(srv));
     }
     *resp = json_pack("{s:b, s:I}", "virtual", srv->virtual_clock,
                       "now_ms", (json_int_t)api_now_ms(srv));
+    if (post)
+        json_object_set_new(*resp, "ttl_deleted",
+                            json_integer((json_int_t)expired));
     return 0;
 }
 

@@ -5,10 +5,12 @@
  * item counts and bytes, the throttle engine's counters and buckets. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/admin/admin_int.h"
+#include "api/streams/streams.h"
 #include "storage/util.h"
 
 #define ADMIN_PROM_TYPE   "text/plain; version=0.0.4; charset=utf-8"
@@ -242,6 +244,71 @@ put_sample(struct strbuf *b, const char *name, const struct msrc *m,
     strbuf_printf(b, " %.15g\n", v);
 }
 
+/* ------------------------------------------------------------------------
+ * DynamoDB Streams: CloudWatch's ReturnedRecordsCount and ReturnedBytes
+ * (dimensions TableName, StreamLabel, Operation GetRecords), and the
+ * calls per operation and refusals by a read limit (shardlocal_*)
+ * ---------------------------------------------------------------------- */
+
+struct sdef {
+    const char *name, *help;
+    size_t off;                         /* in struct streams_counts */
+    const char *op;                     /* operation label, or NULL */
+};
+
+#define SC(f) offsetof(struct streams_counts, f)
+static const struct sdef sdefs[] = {
+    { "ReturnedRecordsCount", "Stream records returned by GetRecords",
+      SC(records), "GetRecords" },
+    { "ReturnedBytes", "Bytes of stream records returned by GetRecords",
+      SC(bytes), "GetRecords" },
+    { "shardlocal_stream_requests_total", "DynamoDB Streams calls",
+      SC(get_records), "GetRecords" },
+    { "shardlocal_stream_requests_total", NULL, SC(describe),
+      "DescribeStream" },
+    { "shardlocal_stream_requests_total", NULL, SC(iterators),
+      "GetShardIterator" },
+    { "shardlocal_stream_throttled_total",
+      "DynamoDB Streams calls refused by a read limit (LimitExceeded)",
+      SC(throttled), NULL },
+};
+
+struct sline {
+    struct strbuf *b;
+    const struct sdef *d;
+};
+
+static void
+stream_sample(void *arg, const char *table, const char *label,
+              const struct streams_counts *c)
+{
+    struct sline *l = arg;
+
+    strbuf_printf(l->b, "%s{table=\"", l->d->name);
+    put_label(l->b, table);
+    strbuf_puts(l->b, "\",stream_label=\"");
+    put_label(l->b, label);
+    if (l->d->op != NULL)
+        strbuf_printf(l->b, "\",operation=\"%s", l->d->op);
+    strbuf_printf(l->b, "\"} %llu\n",
+                  (unsigned long long)*(const uint64_t *)(
+                      (const char *)c + l->d->off));
+}
+
+static void
+put_streams(struct api_server *srv, struct strbuf *b)
+{
+    struct sline l = { b, NULL };
+
+    for (size_t k = 0; k < sizeof(sdefs) / sizeof(sdefs[0]); k++) {
+        l.d = &sdefs[k];
+        if (l.d->help != NULL)
+            strbuf_printf(b, "# HELP %s %s\n# TYPE %s counter\n",
+                          l.d->name, l.d->help, l.d->name);
+        streams_meter_each(srv, stream_sample, &l);
+    }
+}
+
 void
 admin_metrics(struct api_server *srv, struct admin_reply *out)
 {
@@ -273,6 +340,7 @@ admin_metrics(struct api_server *srv, struct admin_reply *out)
     for (i = 0; i < set.n; i++)
         msrc_fini(&set.m[i]);
     free(set.m);
+    put_streams(srv, &b);
     memset(out, 0, sizeof(*out));
     out->status = 200;
     out->len = b.len;

@@ -16,6 +16,7 @@
 
 #define ADMIN_PREFIX      "/shardlocal"
 #define ADMIN_HOTKEYS_DEF 10            /* ?n= default */
+#define ADMIN_HISTORY_DEF 60            /* ?seconds= default */
 #define ADMIN_JSON_TYPE   "application/json"
 
 /* ------------------------------------------------------------------------
@@ -71,9 +72,16 @@ index_json(struct api_server *srv, uint64_t now)
         { "GET", "/shardlocal/tables/{table}/hotkeys",
           "top partition keys by consumed capacity and by throttles "
           "(?n=10, at most 64)" },
+        { "GET", "/shardlocal/tables/{table}/history",
+          "one sample per second per partition: consumed, throttles, "
+          "bucket levels; the table against its capacity; splits, "
+          "UpdateTable and tag events (?seconds=60, at most 900; "
+          "&index=G for a GSI; &partition=N for one)" },
         { "GET", "/shardlocal/tables/{table}/indexes/{index}/partitions",
           "the same for a GSI" },
         { "GET", "/shardlocal/tables/{table}/indexes/{index}/hotkeys",
+          "the same for a GSI" },
+        { "GET", "/shardlocal/tables/{table}/indexes/{index}/history",
           "the same for a GSI" },
         { "GET", "/shardlocal/ui", "live view of partitions and hot keys "
           "(?table=T&index=G picks the table or GSI)" },
@@ -161,6 +169,46 @@ arg_top(admin_arg_fn *arg, void *cls)
     return n > THROTTLE_HOTKEYS ? THROTTLE_HOTKEYS : (size_t)n;
 }
 
+/* Query argument name as a whole number: 1 when read into *out, 0 when
+ * absent, -1 when it is not digits (at most 9 of them). */
+static int
+arg_uint(admin_arg_fn *arg, void *cls, const char *name, long *out)
+{
+    const char *v = arg != NULL ? arg(cls, name) : NULL;
+    size_t n;
+
+    if (v == NULL)
+        return 0;
+    n = strspn(v, "0123456789");
+    if (n == 0 || n > 9 || v[n] != '\0')
+        return -1;
+    *out = strtol(v, NULL, 10);
+    return 1;
+}
+
+/* GET .../history of s: seconds and partition from the query (checked
+ * by the caller), the JSON text of admin_history() or its error. */
+static void
+reply_history(struct admin_reply *out, struct admin_src *s, uint64_t now,
+              long seconds, long part)
+{
+    struct strbuf b = { 0 };
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    if (admin_history(s, now, (unsigned)seconds, part, &b, &err) != 0) {
+        strbuf_free(&b);
+        reply_err(out, err.type == DDB_VALIDATION ? 400 : 500, err.type,
+                  err.msg);
+        ddb_err_clear(&err);
+        return;
+    }
+    out->status = 200;
+    out->len = b.len;
+    out->body = strbuf_take(&b);
+    out->content_type = ADMIN_JSON_TYPE;
+}
+
 void
 admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
           void *arg_cls, struct admin_reply *out)
@@ -171,6 +219,7 @@ admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
     struct ddb_err err;
     struct admin_src s;
     size_t plen = strcspn(path, "?");
+    long seconds = ADMIN_HISTORY_DEF, part = -1;
     json_t *j;
 
     memset(out, 0, sizeof(*out));
@@ -211,8 +260,27 @@ admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
     if (*p != '\0' && *p != '?')
         goto notfound;
     if (what[0] != '\0' && strcmp(what, "partitions") != 0 &&
-        strcmp(what, "hotkeys") != 0)
+        strcmp(what, "hotkeys") != 0 && strcmp(what, "history") != 0)
         goto notfound;
+    if (strcmp(what, "history") == 0) {
+        const char *ix = arg != NULL ? arg(arg_cls, "index") : NULL;
+
+        if (index[0] == '\0' && ix != NULL && ix[0] != '\0') {
+            if (strlen(ix) >= sizeof(index))
+                goto notfound;
+            strcpy(index, ix);
+        }
+        if (arg_uint(arg, arg_cls, "seconds", &seconds) < 0 ||
+            seconds < 1 || seconds > THROTTLE_RING_S) {
+            reply_err(out, 400, DDB_VALIDATION, ADMIN_HISTORY_SECONDS_MSG);
+            return;
+        }
+        if (arg_uint(arg, arg_cls, "partition", &part) < 0) {
+            reply_err(out, 400, DDB_VALIDATION, "partition must be a "
+                      "partition number (0, 1, ...)");
+            return;
+        }
+    }
 
     ddb_err_init(&err);
     if (admin_src_open(srv, table, index, &s, &err) != 0) {
@@ -223,6 +291,8 @@ admin_get(struct api_server *srv, const char *path, admin_arg_fn *arg,
     if (strcmp(what, "hotkeys") == 0) {
         reply_json_new(out, 200, admin_hotkeys_json(&s, arg_top(arg,
                                                                 arg_cls)));
+    } else if (strcmp(what, "history") == 0) {
+        reply_history(out, &s, now, seconds, part);
     } else {
         if (strcmp(what, "partitions") == 0)
             j = admin_partitions_json(&s, now, arg_true(arg, arg_cls,

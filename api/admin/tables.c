@@ -13,6 +13,7 @@
 
 #include "api/admin/admin_int.h"
 #include "api/index/index.h"
+#include "api/streams/streams.h"
 #include "storage/util.h"
 
 /* ------------------------------------------------------------------------
@@ -376,6 +377,9 @@ admin_table_json(struct api_server *srv, struct admin_src *s, uint64_t now,
     }
     gsi_each(srv, s, gsi_add, &l);
     json_object_set_new(j, "indexes", l.list);
+    /* DynamoDB Streams: per stream label, its readers' calls, records and
+     * bytes returned, and calls refused by a read limit */
+    json_object_set_new(j, "streams", streams_meter_json(srv, s->table));
     return j;
 }
 

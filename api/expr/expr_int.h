@@ -86,6 +86,20 @@ struct path_elem {
  * whole name. */
 bool path_elem_is(const struct path_elem *el, const char *s);
 
+/*
+ * A document path: at most 32 levels, the attribute itself counted, and
+ * list indexes up to 4294967294. DynamoDB answers "The document path has
+ * too many nesting levels; nesting levels: 33" (Alternator's
+ * test_projection_expression.py records it) and "List index is not within
+ * the allowable range; index: [4294967295]" (as written; floci's
+ * ProjectionEvaluator, checked against DynamoDB in us-east-1, 2026-09;
+ * DynamoDB Local's DbValidationError has both texts), in every kind of
+ * expression (and, assumed alike, PartiQL's paths), before its names and
+ * values are looked at.
+ */
+#define PATH_LEVELS_MAX  32
+#define LIST_INDEX_MAX   4294967294L
+
 struct expr_path {
     int n;
     struct path_elem *el;
@@ -147,6 +161,9 @@ struct expr {
     struct expr *targets;           /* update: projection of written paths */
     bool legacy;                    /* translated from a legacy parameter:
                                        no text size or IN operand limit */
+    bool raw_names;                 /* paths hold names as written and
+                                       values are set (PartiQL): nothing
+                                       to resolve, no reserved words */
 };
 
 /* ------------------------------------------------------------------------
@@ -155,6 +172,9 @@ struct expr {
 
 /* parse.c: an empty expression of kind (caller frees with expr_free). */
 struct expr *expr_new(enum expr_kind kind);
+/* parse.c: an update's written paths as e->targets (ReturnValues
+ * UPDATED_OLD / UPDATED_NEW). */
+void expr_build_targets(struct expr *e);
 /* parse.c: syntax only. Fills e->root / paths / acts, or returns -1
  * with err set to the syntax (or operator count) message, unprefixed. */
 int parse_syntax(struct expr *e, const char *text, size_t len,

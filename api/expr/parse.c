@@ -89,18 +89,6 @@ syntax_error(struct parser *p, int i)
     return NULL;
 }
 
-/*
- * A document path: at most 32 levels, the attribute itself counted, and
- * list indexes up to 4294967294. DynamoDB answers "The document path has
- * too many nesting levels; nesting levels: 33" (Alternator's
- * test_projection_expression.py records it) and "List index is not within
- * the allowable range; index: [4294967295]" (as written; floci's
- * ProjectionEvaluator, checked against DynamoDB in us-east-1, 2026-09;
- * DynamoDB Local's DbValidationError has both texts), in every kind of
- * expression, before its names and values are looked at.
- */
-#define PATH_LEVELS_MAX  32
-#define LIST_INDEX_MAX   4294967294L
 
 /* A path error: the parse stops with msg (printf-style). */
 static struct expr_node *
@@ -777,8 +765,8 @@ expr_new(enum expr_kind kind)
 }
 
 /* The update's written paths as a projection, owned by e. */
-static void
-build_targets(struct expr *e)
+void
+expr_build_targets(struct expr *e)
 {
     struct expr *t = expr_new(EXPR_PROJECTION);
     int i;
@@ -840,7 +828,7 @@ parse:
         return NULL;
     }
     if (kind == EXPR_UPDATE)
-        build_targets(e);
+        expr_build_targets(e);
     eval_prepare(e);
     return e;
 }

@@ -288,7 +288,7 @@ check_path(struct sem *s, struct expr_node *n)
         struct path_elem *el = &n->path.el[i];
         const json_t *v;
 
-        if (el->is_index)
+        if (el->is_index || s->e->raw_names)
             continue;
         if (el->ref == NULL) {
             if (lex_is_reserved(el->name, strlen(el->name)))
@@ -313,9 +313,12 @@ check_path(struct sem *s, struct expr_node *n)
 static void
 check_value(struct sem *s, struct expr_node *n)
 {
-    const json_t *v = s->env != NULL && s->env->values != NULL ?
-                      json_object_get(s->env->values, n->ref) : NULL;
+    const json_t *v;
 
+    if (s->e->raw_names)            /* PartiQL: the value is in place */
+        return;
+    v = s->env != NULL && s->env->values != NULL ?
+        json_object_get(s->env->values, n->ref) : NULL;
     if (v == NULL) {
         sem_undefined(s, S_VALUE, arena_printf(&s->e->arena,
             "An expression attribute value used in expression is not "

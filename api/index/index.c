@@ -765,12 +765,18 @@ index_guard_fn(void *arg, const json_t *old, json_t **new_item,
     return 0;
 }
 
+static int mutate_run(const struct index_set *s, struct stable *base,
+                      const struct item_key *k, enum storage_origin origin,
+                      stable_mutate_fn *fn, void *arg, index_gate_fn *gate,
+                      void *gate_arg, double *units, struct ddb_err *err);
+
 int
 index_mutate(const struct index_set *s, struct stable *base,
-             const struct item_key *k, stable_mutate_fn *fn, void *arg,
-             double *units, struct ddb_err *err)
+             const struct item_key *k, enum storage_origin origin,
+             stable_mutate_fn *fn, void *arg, double *units,
+             struct ddb_err *err)
 {
-    return index_mutate_gated(s, base, k, fn, arg, NULL, NULL, units, err);
+    return mutate_run(s, base, k, origin, fn, arg, NULL, NULL, units, err);
 }
 
 int
@@ -778,6 +784,17 @@ index_mutate_gated(const struct index_set *s, struct stable *base,
                    const struct item_key *k, stable_mutate_fn *fn,
                    void *arg, index_gate_fn *gate, void *gate_arg,
                    double *units, struct ddb_err *err)
+{
+    return mutate_run(s, base, k, STORAGE_ORIGIN_REQUEST, fn, arg, gate,
+                      gate_arg, units, err);
+}
+
+/* The optimistic read, plan, gate and transaction of index_mutate*(). */
+static int
+mutate_run(const struct index_set *s, struct stable *base,
+           const struct item_key *k, enum storage_origin origin,
+           stable_mutate_fn *fn, void *arg, index_gate_fn *gate,
+           void *gate_arg, double *units, struct ddb_err *err)
 {
     struct index_plan *p = NULL;
     struct stxn_op *ops = NULL;
@@ -826,6 +843,7 @@ index_mutate_gated(const struct index_set *s, struct stable *base,
         ops[0].k = *k;
         ops[0].fn = index_guard_fn;
         ops[0].arg = &b;
+        ops[0].origin = origin;
         ddb_err_init(&ops[0].err);
         memcpy(&ops[1], p->ops, p->nops * sizeof(ops[0]));
         n = 1 + p->nops;

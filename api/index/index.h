@@ -161,11 +161,13 @@ void index_plan_fini(struct index_plan *p);
  * item has not changed in between and starts over if it has (optimistic
  * concurrency), so fn may run more than once (it must reset its outputs,
  * as stable_mutate callers already do). units (may be NULL) receives the
- * per-index write units of the write that happened.
+ * per-index write units of the write that happened. origin is what the
+ * change log records for the base item (index rows are never logged).
  */
 int index_mutate(const struct index_set *s, struct stable *base,
-                 const struct item_key *k, stable_mutate_fn *fn, void *arg,
-                 double *units, struct ddb_err *err);
+                 const struct item_key *k, enum storage_origin origin,
+                 stable_mutate_fn *fn, void *arg, double *units,
+                 struct ddb_err *err);
 
 /*
  * index_mutate() with a gate: gate (may be NULL) runs under the same

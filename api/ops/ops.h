@@ -12,5 +12,8 @@ extern const struct api_item_op item_op_get, item_op_put, item_op_update,
 api_handler api_query, api_scan, api_search_vectors;
 api_handler api_batch_get_item, api_batch_write_item;
 api_handler api_transact_get_items, api_transact_write_items;
+/* PartiQL (partiql.c, partiql_multi.c). */
+api_handler api_execute_statement, api_batch_execute_statement,
+    api_execute_transaction;
 
 #endif

@@ -653,7 +653,7 @@ query_check(struct read_req *r, struct ddb_err *err)
     return check_key_schema(r, err);
 }
 
-static const struct read_steps query_steps = {
+const struct read_steps read_query_steps = {
     OP_QUERY, query_validate, query_check, query_run
 };
 
@@ -663,5 +663,5 @@ int
 api_query(struct api_ctx *ctx, const json_t *req, json_t **resp,
           struct ddb_err *err)
 {
-    return read_run(&query_steps, ctx, req, resp, err);
+    return read_run(&read_query_steps, ctx, req, resp, err);
 }

@@ -675,24 +675,34 @@ read_req_options(struct read_req *r)
  * ---------------------------------------------------------------------- */
 
 int
-read_run(const struct read_steps *s, struct api_ctx *ctx, const json_t *req,
-         json_t **resp, struct ddb_err *err)
+read_exec(const struct read_steps *s, struct read_req *r, json_t **resp,
+          struct ddb_err *err)
 {
-    struct read_req r;
     struct page pg;
     int rc = -1;
 
     memset(&pg, 0, sizeof(pg));
-    read_req_init(&r, s->op, ctx, req);
-    if (s->validate(&r, err) != 0 || read_open(&r, err) != 0 ||
-        s->check(&r, err) != 0 || read_page_begin(&r, &pg, err) != 0 ||
-        s->run(&r, &pg, err) != 0 || read_page_fetch(&r, &pg, err) != 0)
+    if (read_open(r, err) != 0 || s->check(r, err) != 0 ||
+        read_page_begin(r, &pg, err) != 0 || s->run(r, &pg, err) != 0 ||
+        read_page_fetch(r, &pg, err) != 0)
         goto out;
-    *resp = read_page_reply(&r, &pg);
+    *resp = read_page_reply(r, &pg);
     rc = 0;
 out:
-    read_page_charge(&r, &pg);
+    read_page_charge(r, &pg);
     read_page_fini(&pg);
+    return rc;
+}
+
+int
+read_run(const struct read_steps *s, struct api_ctx *ctx, const json_t *req,
+         json_t **resp, struct ddb_err *err)
+{
+    struct read_req r;
+    int rc;
+
+    read_req_init(&r, s->op, ctx, req);
+    rc = s->validate(&r, err) == 0 ? read_exec(s, &r, resp, err) : -1;
     read_req_fini(&r);
     return rc;
 }

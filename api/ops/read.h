@@ -90,6 +90,13 @@ struct read_steps {
  * whatever happened. */
 int read_run(const struct read_steps *s, struct api_ctx *ctx,
              const json_t *req, json_t **resp, struct ddb_err *err);
+/* The same for a request r its caller validated and filled (PartiQL's
+ * SELECT: its key condition, filter and projection already parsed): open,
+ * check, one page, reply. The caller still owns r (read_req_fini). */
+int read_exec(const struct read_steps *s, struct read_req *r, json_t **resp,
+              struct ddb_err *err);
+/* Query's and Scan's steps (query.c, scan.c). */
+extern const struct read_steps read_query_steps, read_scan_steps;
 
 /* ------------------------------------------------------------------------
  * The request (read.c)

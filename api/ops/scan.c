@@ -154,7 +154,7 @@ scan_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     return rc > 0 ? 0 : rc;
 }
 
-static const struct read_steps scan_steps = {
+const struct read_steps read_scan_steps = {
     OP_SCAN, scan_validate, scan_check, scan_run
 };
 
@@ -164,5 +164,5 @@ int
 api_scan(struct api_ctx *ctx, const json_t *req, json_t **resp,
          struct ddb_err *err)
 {
-    return read_run(&scan_steps, ctx, req, resp, err);
+    return read_run(&read_scan_steps, ctx, req, resp, err);
 }

@@ -4,6 +4,7 @@
  * partition lock, and run on its own with index upkeep; the gates every
  * write passes before it commits (GSI back-pressure, the LSI item
  * collection limit). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -512,5 +513,75 @@ write_run(struct api_ctx *ctx, struct write_req *w,
         write_index_error(w, err);
     }
     gsi_gate_fini(&gate.g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Time to Live deletes
+ * ---------------------------------------------------------------------- */
+
+/* DynamoDB deletes items whose TTL attribute is a Number of epoch seconds
+ * below the current time, but not one more than five years in the past
+ * (developer guide, "Time to Live": "the TTL can't be more than five years
+ * in the past"); five years taken as 5 x 365 days. */
+#define TTL_MAX_AGE_S (5ull * 365u * 86400u)
+
+void
+write_ttl_bounds(uint64_t now_ms, char *lo, char *hi)
+{
+    char text[64];
+    struct ddb_err e;
+    uint64_t s = now_ms / 1000u, floor_s;
+
+    ddb_err_init(&e);
+    snprintf(text, sizeof(text), "%llu.%03u", (unsigned long long)s,
+             (unsigned)(now_ms % 1000u));
+    if (num_canonical(text, hi, &e) != 0)
+        snprintf(hi, NUM_TEXT_MAX, "%llu", (unsigned long long)s);
+    floor_s = s > TTL_MAX_AGE_S ? s - TTL_MAX_AGE_S : 0;
+    snprintf(lo, NUM_TEXT_MAX, "%llu", (unsigned long long)floor_s);
+    ddb_err_clear(&e);
+}
+
+int
+write_expire(struct api_ctx *ctx, const struct table_ref *tr,
+             const json_t *key, const char *attr, uint64_t now_ms,
+             bool *deleted, struct ddb_err *err)
+{
+    char lo[NUM_TEXT_MAX], hi[NUM_TEXT_MAX];
+    struct write_req w;
+    struct item_key *k = xmalloc(sizeof(*k));
+    json_t *params;
+    int rc = -1;
+
+    *deleted = false;
+    write_ttl_bounds(now_ms, lo, hi);
+    params = json_pack("{s:O, s:s, s:{s:s}, s:{s:{s:s}, s:{s:s}}}", "Key",
+                       key, "ConditionExpression",
+                       "#ttl < :hi AND #ttl >= :lo",
+                       "ExpressionAttributeNames", "#ttl", attr,
+                       "ExpressionAttributeValues", ":hi", "N", hi, ":lo",
+                       "N", lo);
+    write_req_init(&w, WRITE_DELETE, params);
+    if (write_take_key(&w, err) != 0 || write_parse_exprs(&w, err) != 0 ||
+        write_resolve(ctx, &w, tr, k, err) != 0)
+        goto out;
+    if (w.set != NULL)
+        rc = index_mutate(w.set, tr->t, k, STORAGE_ORIGIN_SERVICE,
+                          write_apply, &w, NULL, err);
+    else
+        rc = stable_mutate_as(tr->t, k, STORAGE_ORIGIN_SERVICE, write_apply,
+                              &w, err);
+    if (rc != 0 && w.cond_failed) {
+        ddb_err_clear(err);         /* no longer expired: it stays */
+        rc = 0;
+    } else if (rc == 0) {
+        *deleted = true;
+        write_vector_done(ctx, &w, tr, k);
+    }
+out:
+    write_req_fini(&w);
+    json_decref(params);
+    free(k);
     return rc;
 }

@@ -132,6 +132,22 @@ int write_run(struct api_ctx *ctx, struct write_req *w,
               const struct table_ref *tr, const struct item_key *k,
               double *idx_units, struct ddb_err *err);
 
+/*
+ * A Time to Live delete (the sweep, api/streams/sweep.c): delete the item
+ * with key (borrowed, validated) from table tr if its attribute attr still
+ * holds a Number of epoch seconds below now_ms and at most five years old
+ * (the condition is checked under the partition lock, so an item updated
+ * since it was found is judged on its new value). Index rows follow; no
+ * capacity is charged; the change log records the service as its origin.
+ * *deleted tells whether it went. 0, or -1 with err set on failure.
+ */
+int write_expire(struct api_ctx *ctx, const struct table_ref *tr,
+                 const json_t *key, const char *attr, uint64_t now_ms,
+                 bool *deleted, struct ddb_err *err);
+/* The bounds of an expired TTL value at now_ms as canonical numbers into
+ * lo and hi (NUM_TEXT_MAX bytes each): expired is lo <= v < hi. */
+void write_ttl_bounds(uint64_t now_ms, char *lo, char *hi);
+
 /* An UpdateExpression that makes a secondary index key an empty string
  * or binary is refused in its own words, naming no index: rewrite err
  * (index.c's INDEX_EMPTY_KEY_MSG) so when w is such an update. */

@@ -20,6 +20,8 @@ struct capacity;
 struct throttle_registry;
 struct faults;
 struct vector_registry;
+struct streams_meter;
+struct streams_sweeper;
 
 struct api_server {
     struct storage *st;
@@ -33,6 +35,10 @@ struct api_server {
                                        (throttle/faults.c) */
     struct vector_registry *vectors; /* the in-memory vector indexes
                                        (vector/store.c) */
+    struct streams_meter *streams;  /* DynamoDB Streams' read limits and
+                                       meters (streams/meter.c) */
+    struct streams_sweeper *sweeper; /* the TTL/trim thread, or NULL
+                                       (streams/sweep.c) */
 };
 
 /* The server's "now" in ms: the virtual clock when enabled, else the wall

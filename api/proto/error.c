@@ -54,6 +54,8 @@ static const struct {
         "TransactionInProgressException", NS_DDB, 400, KEY_UPPER },
     [DDB_IDEMPOTENT_MISMATCH] = {
         "IdempotentParameterMismatchException", NS_DDB, 400, KEY_UPPER },
+    [DDB_DUPLICATE_ITEM] = {
+        "DuplicateItemException", NS_DDB, 400, KEY_LOWER },
     [DDB_MISSING_AUTH_TOKEN] = {
         "MissingAuthenticationTokenException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_INCOMPLETE_SIGNATURE] = {
@@ -64,6 +66,12 @@ static const struct {
         "UnrecognizedClientException", NS_CORAL_SVC, 400, KEY_LOWER },
     [DDB_ACCESS_DENIED] = {
         "AccessDeniedException", NS_CORAL_SVC, 400, KEY_LOWER },
+    /* DynamoDB Streams' own errors share DynamoDB's namespace (the
+     * service model's 2012-08-10 version). */
+    [DDB_EXPIRED_ITERATOR] = {
+        "ExpiredIteratorException", NS_DDB, 400, KEY_LOWER },
+    [DDB_TRIMMED_DATA] = {
+        "TrimmedDataAccessException", NS_DDB, 400, KEY_LOWER },
     /* DynamoDB answers other paths and methods with a 404 whose body is
      * <UnknownOperationException/>; we send the same code as JSON so that
      * JS clients can parse it (the JSON 1.0 protocol). */
@@ -71,6 +79,20 @@ static const struct {
         "UnknownOperationException", NS_CORAL_SVC, 404, KEY_LOWER },
     [DDB_REQUEST_TOO_LARGE] = {
         "RequestEntityTooLargeException", NS_CORAL_SVC, 413, KEY_LOWER },
+    /* HTTP-level refusals (server/): DynamoDB answers a request line or
+     * headers over 16 KB with a bare 400; the code here is ours, in JSON
+     * so that every client can parse it. */
+    [DDB_HTTP_BAD_REQUEST] = {
+        "BadRequestException", NS_CORAL_SVC, 400, KEY_LOWER },
+    /* shardlocal's own admin endpoints (server/cors.c). */
+    [DDB_HTTP_FORBIDDEN] = {
+        "AccessDeniedException", NS_CORAL_SVC, 403, KEY_LOWER },
+    [DDB_HTTP_UNSUPPORTED_MEDIA] = {
+        "UnsupportedMediaTypeException", NS_CORAL_SVC, 415, KEY_LOWER },
+    /* DynamoDB's 503 (developer guide, "Error handling"): retried by every
+     * SDK; shardlocal sends it when the request-body budget is spent. */
+    [DDB_SERVICE_UNAVAILABLE] = {
+        "ServiceUnavailable", NS_CORAL_AVAIL, 503, KEY_LOWER },
     [DDB_INTERNAL] = {
         "InternalServerError", NS_DDB, 500, KEY_LOWER },
     /* No DynamoDB table ever fills a disk, so DynamoDB has no error for

@@ -13,6 +13,7 @@
  * the operation table points at these. */
 struct api_schema;
 
+extern const struct api_schema schema_batch_execute_statement;
 extern const struct api_schema schema_batch_get_item;
 extern const struct api_schema schema_batch_write_item;
 extern const struct api_schema schema_create_table;
@@ -20,6 +21,8 @@ extern const struct api_schema schema_delete_item;
 extern const struct api_schema schema_delete_table;
 extern const struct api_schema schema_describe_contributor_insights;
 extern const struct api_schema schema_describe_table;
+extern const struct api_schema schema_execute_statement;
+extern const struct api_schema schema_execute_transaction;
 extern const struct api_schema schema_get_item;
 extern const struct api_schema schema_list_contributor_insights;
 extern const struct api_schema schema_list_tables;
@@ -32,6 +35,13 @@ extern const struct api_schema schema_transact_write_items;
 extern const struct api_schema schema_update_contributor_insights;
 extern const struct api_schema schema_update_item;
 extern const struct api_schema schema_update_table;
+extern const struct api_schema schema_update_time_to_live;
+extern const struct api_schema schema_describe_time_to_live;
+/* DynamoDB Streams (model_streams.c) */
+extern const struct api_schema schema_list_streams;
+extern const struct api_schema schema_describe_stream;
+extern const struct api_schema schema_get_shard_iterator;
+extern const struct api_schema schema_get_records;
 
 /*
  * Check req (borrowed) against schema s. Returns 0, or -1 with a

@@ -736,7 +736,6 @@ tables_reject_unsupported(const json_t *req, const char *op,
         "MultiRegionConsistency",
         "GlobalTableWitnessUpdates",
     };
-    const json_t *ss = json_object_get(req, "StreamSpecification");
     size_t i;
 
     for (i = 0; i < sizeof(members) / sizeof(members[0]); i++) {
@@ -747,12 +746,6 @@ tables_reject_unsupported(const json_t *req, const char *op,
                            "%s is not supported by shardlocal yet (%s)",
                            members[i], op);
     }
-    if (ss != NULL && !json_is_null(ss) &&
-        json_is_true(json_object_get(ss, "StreamEnabled")))
-        return ddb_err_set(err, DDB_VALIDATION,
-                           "One or more parameter values were invalid: "
-                           "StreamSpecification is not supported by "
-                           "shardlocal yet (%s)", op);
     return 0;
 }
 
@@ -784,7 +777,8 @@ tables_check_create(const struct api_ctx *ctx, const json_t *req,
     if (check_key_schema(json_object_get(req, "KeySchema"),
                          json_object_get(req, "AttributeDefinitions"),
                          req_has_indexes(req), err) != 0 ||
-        check_indexes(req, c->on_demand, err) != 0)
+        check_indexes(req, c->on_demand, err) != 0 ||
+        tables_stream_parse(req, true, &c->stream, err) != 0)
         return -1;
     return check_on_demand(req, c->on_demand, &c->odt, err);
 }

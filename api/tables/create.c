@@ -80,7 +80,8 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     index_drop_all(st, c.name);
     if (create_index_tables(st, desc, gparts, nparts, err) != 0)
         goto out;
-    if (storage_table_create(st, c.name, desc, nparts, err) != 0) {
+    if (tables_stream_create(ctx, &c.stream, c.name, desc, nparts,
+                             err) != 0) {
         index_drop_all(st, c.name);
         if (err != NULL && err->type == DDB_RESOURCE_IN_USE)
             ddb_err_set(err, DDB_RESOURCE_IN_USE,

@@ -51,16 +51,13 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                  struct ddb_err *err)
 {
     struct tables_ddl d;
-    const char *param, *status;
+    const char *status;
     json_t *pub = NULL, *wt;
     uint64_t now = tables_now_ms(ctx);
     unsigned delay = tables_status_delay(ctx);
     int rc = -1;
 
-    param = tables_req_name(req, err);
-    if (param == NULL)
-        return -1;
-    if (tables_ddl_begin(ctx, param, &d, err) != 0)
+    if (tables_ddl_begin_req(ctx, req, &d, err) != 0)
         goto out;
     status = tables_str(d.desc, "TableStatus");
     /* DynamoDB: "If table is already in the DELETING state, no error is
@@ -68,6 +65,14 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (status != NULL && strcmp(status, "DELETING") == 0) {
         pub = deleting_desc(tables_public_desc(ctx->srv->st, d.t, d.desc));
         rc = 0;
+        goto out;
+    }
+    /* While a stream is being enabled or disabled (DDB-TABLE-002,
+     * recorded 2026-10). */
+    if (tables_stream_busy(ctx, d.desc, now)) {
+        ddb_err_set(err, DDB_RESOURCE_IN_USE, "Attempt to change a resource "
+                    "which is still in use: Cannot delete table while "
+                    "stream is being enabled/disabled.");
         goto out;
     }
     if (tables_check_in_use(d.desc, d.name, err) != 0 ||

@@ -157,13 +157,19 @@ settle_desc(json_t *desc, uint64_t now_ms)
     return SETTLE_CHANGED;
 }
 
+/* A table with a stream is kept (hidden) for its stream's 24 hours
+ * (streams_meta.c); the rest goes at once. */
 int
 tables_drop(struct api_ctx *ctx, const char *name, struct ddb_err *err)
 {
     struct storage *st = ctx->srv->st;
+    int kept = tables_stream_retire(ctx, name, err);
 
-    if (storage_table_delete(st, name, err) != 0 && err != NULL &&
-        err->type != DDB_OK && err->type != DDB_RESOURCE_NOT_FOUND)
+    if (kept < 0)
+        return -1;
+    if (kept == 0 && storage_table_delete(st, name, err) != 0 &&
+        err != NULL && err->type != DDB_OK &&
+        err->type != DDB_RESOURCE_NOT_FOUND)
         return -1;
     if (err != NULL)
         ddb_err_clear(err);
@@ -292,8 +298,17 @@ tables_ddl_begin(struct api_ctx *ctx, const char *param,
     d->desc = NULL;
     d->name[0] = '\0';
     api_ddl_lock();
+    if (param == NULL)
+        return -1;
     return tables_open_named(ctx, param, true, d->name, sizeof(d->name),
                              &d->t, &d->desc, err);
+}
+
+int
+tables_ddl_begin_req(struct api_ctx *ctx, const json_t *req,
+                     struct tables_ddl *d, struct ddb_err *err)
+{
+    return tables_ddl_begin(ctx, tables_req_name(req, err), d, err);
 }
 
 int

@@ -102,6 +102,10 @@ struct tables_ddl {
  * tables_ddl_end(). */
 int tables_ddl_begin(struct api_ctx *ctx, const char *param,
                      struct tables_ddl *d, struct ddb_err *err);
+/* The same for the request's TableName (ValidationException when it has
+ * none). */
+int tables_ddl_begin_req(struct api_ctx *ctx, const json_t *req,
+                         struct tables_ddl *d, struct ddb_err *err);
 /*
  * Release the lock and the table. When rc is 0, *resp becomes
  * {"TableDescription": pub}, pub (taken) being the public description
@@ -114,6 +118,13 @@ int tables_ddl_end(struct tables_ddl *d, int rc, json_t *pub,
  * Request checks (check.c): DynamoDB's order and messages
  * ---------------------------------------------------------------------- */
 
+/* A request's StreamSpecification (streams_meta.c). */
+struct tables_stream_req {
+    bool present;                   /* a change to make */
+    bool enable;                    /* StreamEnabled */
+    const char *view;               /* StreamViewType (borrowed) or NULL */
+};
+
 /* A CreateTable request, once checked. */
 struct tables_create {
     char name[TABLES_NAME_MAX];     /* the table (TableName may be an ARN) */
@@ -121,6 +132,7 @@ struct tables_create {
     long long r, w;                 /* ProvisionedThroughput (0 on demand) */
     json_t *odt;                    /* owned: OnDemandThroughput to store,
                                        or NULL */
+    struct tables_stream_req stream; /* a stream to create it with */
 };
 
 /* Check a whole CreateTable request into *c (c->odt is the caller's to
@@ -181,6 +193,39 @@ json_t *tables_public_desc(struct storage *st, struct stable *t,
 /* The Projection of an index request element as descriptions show it.
  * New reference. */
 json_t *tables_projection_desc(const json_t *proj);
+
+/* ------------------------------------------------------------------------
+ * StreamSpecification (streams_meta.c)
+ * ---------------------------------------------------------------------- */
+
+/* The request's own checks (create: CreateTable's messages, else
+ * UpdateTable's). */
+int tables_stream_parse(const json_t *req, bool create,
+                        struct tables_stream_req *sr, struct ddb_err *err);
+/* UpdateTable's checks against the table desc (name for the message). */
+int tables_stream_check(const struct tables_stream_req *sr,
+                        const json_t *desc, const char *name,
+                        struct ddb_err *err);
+/* Store desc (modified in place) as t's description, with the stream
+ * opened or closed in the same commit when sr asks for it. */
+int tables_stream_commit(struct api_ctx *ctx,
+                         const struct tables_stream_req *sr,
+                         struct stable *t, json_t *desc,
+                         struct ddb_err *err);
+/* Create table name (desc updated in place), logging from its creation
+ * when sr enables a stream. */
+int tables_stream_create(struct api_ctx *ctx,
+                         const struct tables_stream_req *sr,
+                         const char *name, json_t *desc, unsigned nparts,
+                         struct ddb_err *err);
+/* Keep a deleted table's streams readable: 1 kept (renamed), 0 nothing
+ * to keep, -1 on error. */
+int tables_stream_retire(struct api_ctx *ctx, const char *name,
+                         struct ddb_err *err);
+/* Is desc UPDATING for a stream being enabled or disabled (the status
+ * delay since the stream's change not over at now)? */
+bool tables_stream_busy(const struct api_ctx *ctx, const json_t *desc,
+                        uint64_t now);
 
 /* ------------------------------------------------------------------------
  * GlobalSecondaryIndexUpdates (gsi_update.c)

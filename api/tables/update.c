@@ -28,6 +28,7 @@ struct update {
     const char *cls;                /* TableClass */
     const json_t *gsiu;             /* GlobalSecondaryIndexUpdates */
     const json_t *vu;               /* VectorIndexUpdates */
+    struct tables_stream_req stream; /* StreamSpecification */
     /* Billing, once the table is open. */
     const char *cur_mode;           /* the table's billing mode now */
     const char *eff_mode;           /* and after this call */
@@ -101,6 +102,22 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
         return -1;
     if (u->vu != NULL && tables_vector_updates_check(u->vu, err) != 0)
         return -1;
+    if (tables_stream_parse(req, false, &u->stream, err) != 0)
+        return -1;
+    /* A stream change goes with BillingMode PAY_PER_REQUEST only
+     * (DDB-TABLE-433, DDB-TABLE-442, recorded 2026-10). */
+    if (u->stream.present &&
+        (u->pt != NULL ||
+         (u->mode != NULL && strcmp(u->mode, "PROVISIONED") == 0)))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: You "
+                           "cannot modify stream status while updating "
+                           "table IOPS");
+    if (u->stream.present && u->gsiu != NULL)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: You "
+                           "cannot create or delete index while changing "
+                           "stream status");
     return 0;
 }
 
@@ -326,6 +343,7 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
      * one-online-index refusals, not the table's status). */
     if (tables_ddl_begin(ctx, param, &d, err) != 0 ||
         (!vector_only(&u) && tables_check_in_use(d.desc, d.name, err) != 0) ||
+        tables_stream_check(&u.stream, d.desc, d.name, err) != 0 ||
         billing_check(&u, d.desc, err) != 0)
         goto out;
     /* Index updates first: they can still fail. */
@@ -346,7 +364,7 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     sse_apply(ctx, &u, d.desc);
 
     tables_set_status(ctx, d.desc, "UPDATING", u.now);
-    if (stable_set_desc(d.t, d.desc, err) != 0)
+    if (tables_stream_commit(ctx, &u.stream, d.t, d.desc, err) != 0)
         goto out;
     /* Throttling: more partitions for more throughput (splits), new
      * bucket rates (throttle/gate.c). */

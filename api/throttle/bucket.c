@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* bucket.c - the throttling engine's arithmetic: token buckets, sliding
- * one-second windows, per-second history and on-demand peaks in fixed
- * point, and the limits a table runs under (knobs from conf/, per-table
- * tags, the table's provisioning from its description). */
+ * one-second windows and on-demand peaks in fixed point, and the limits a
+ * table runs under (knobs from conf/, per-table tags, the table's
+ * provisioning from its description). */
 #include <stdint.h>
 #include <string.h>
 
 #include "api/throttle/throttle_int.h"
 
 /* ------------------------------------------------------------------------
- * Building blocks: token bucket, sliding one-second window, per-second
- * history, on-demand peak.
+ * Building blocks: token bucket, sliding one-second window, on-demand
+ * peak.
  * ---------------------------------------------------------------------- */
 
 /* Add rate * dt, up to cap. Time never runs backwards here. */
@@ -100,24 +100,6 @@ win_split(const struct win *w, struct win *a, struct win *b)
         a->sum += a->slot[s];
         b->sum += b->slot[s];
     }
-}
-
-/* Move to now_ms's second, zeroing the seconds passed over. */
-void
-hist_advance(struct hist *h, uint64_t now_ms)
-{
-    uint64_t s = now_ms / 1000, d;
-
-    if (s <= h->sec)
-        return;
-    d = s - h->sec;
-    if (d >= THROTTLE_HISTORY_S) {
-        memset(h->v, 0, sizeof(h->v));
-    } else {
-        for (uint64_t k = 1; k <= d; k++)
-            h->v[(h->sec + k) % THROTTLE_HISTORY_S] = 0;
-    }
-    h->sec = s;
 }
 
 /* An empty ring whose buckets are a thirtieth of lim's peak window

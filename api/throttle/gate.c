@@ -96,6 +96,19 @@ throttle_log(struct api_ctx *ctx, const char *table, unsigned part,
  * anyway, and the throttle state must follow the same order). */
 static pthread_mutex_t split_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* A split in tt's history: partition part (-1: every one) split for
+ * cause. */
+static void
+split_event(struct api_ctx *ctx, struct throttle_table *tt, int part,
+            enum throttle_split_cause cause)
+{
+    struct throttle_event ev = { .kind = THROTTLE_EV_SPLIT,
+                                 .partition = part, .cause = cause };
+
+    if (tt != NULL)
+        throttle_event_add(tt, &ev, ctx->now_ms);
+}
+
 void
 gate_init(struct gate_ticket *th)
 {
@@ -149,6 +162,7 @@ heat_split(struct api_ctx *ctx, struct throttle_table *tt, struct stable *t,
     if (throttle_table_nparts(tt) == stable_nparts(t) &&
         stable_split_at(t, part, at, &e) == 0) {
         throttle_table_split(tt, part, ctx->now_ms, &e);
+        split_event(ctx, tt, (int)part, THROTTLE_SPLIT_HEAT);
         if (ctx->srv->conf != NULL && ctx->srv->conf->log_level >= LOG_INFO)
             fprintf(stderr, "shardlocal: table %s: partition %u split for "
                     "heat at %016llx, its hot keys apart (%u partitions)\n",
@@ -383,8 +397,10 @@ maybe_split_size(struct api_ctx *ctx, struct gate_ticket *th)
     if (stable_part_stats(th->t, part, &count, &bytes, &e) == 0 &&
         bytes > limit && count >= 2 && stable_split(th->t, part, &e) == 0) {
         if (th->tt != NULL &&
-            throttle_table_nparts(th->tt) + 1 == stable_nparts(th->t))
+            throttle_table_nparts(th->tt) + 1 == stable_nparts(th->t)) {
             throttle_table_split(th->tt, part, ctx->now_ms, &e);
+            split_event(ctx, th->tt, (int)part, THROTTLE_SPLIT_SIZE);
+        }
         if (ctx->srv->conf->log_level >= LOG_INFO)
             fprintf(stderr, "shardlocal: table %s: partition %u passed "
                     "%llu bytes, split in two (%u partitions)\n",
@@ -446,11 +462,12 @@ int
 gate_split_all(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
 {
     struct throttle_table *tt = gate_table(ctx, t);
-    unsigned i;
+    unsigned i, n;
     int rc = 0;
 
     pthread_mutex_lock(&split_mu);
-    for (i = stable_nparts(t); i-- > 0;) {
+    n = stable_nparts(t);
+    for (i = n; i-- > 0;) {
         if (stable_split(t, i, err) != 0) {
             rc = -1;
             break;
@@ -458,6 +475,13 @@ gate_split_all(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
         if (tt != NULL)
             throttle_table_split(tt, i, ctx->now_ms, err);
     }
+    /* one event for the whole doubling; a failed one names the partitions
+     * that did split (n - 1 down to i + 1) */
+    if (rc == 0)
+        split_event(ctx, tt, -1, THROTTLE_SPLIT_THROUGHPUT);
+    else
+        while (++i < n)
+            split_event(ctx, tt, (int)i, THROTTLE_SPLIT_THROUGHPUT);
     pthread_mutex_unlock(&split_mu);
     return rc;
 }
@@ -503,6 +527,59 @@ gsi_update(struct api_ctx *ctx, const char *table, const json_t *desc)
             throttle_registry_drop(reg, table, l.names[i]);
         else if (tt != NULL)
             throttle_table_update(tt, &tc, ctx->now_ms);
+        free(l.names[i]);
+    }
+}
+
+/* The "shardlocal:" tags of desc (borrowed) as "knob=value ..." text in
+ * out (cut to fit). Returns how many there are. */
+static int
+knob_text(const json_t *desc, char *out, size_t outsz)
+{
+    const json_t *tag;
+    size_t i, o = 0;
+    int n = 0;
+
+    out[0] = '\0';
+    json_array_foreach(json_object_get(desc, "_slTags"), i, tag) {
+        const char *k = json_string_value(json_object_get(tag, "Key"));
+        const char *v = json_string_value(json_object_get(tag, "Value"));
+        int w;
+
+        if (k == NULL || v == NULL || strncmp(k, "shardlocal:", 11) != 0)
+            continue;
+        n++;
+        if (o + 1 >= outsz)
+            continue;
+        w = snprintf(out + o, outsz - o, "%s%s=%s", o > 0 ? " " : "",
+                     k + 11, v);
+        o = w < 0 ? o : o + (size_t)w < outsz ? o + (size_t)w : outsz - 1;
+    }
+    return n;
+}
+
+void
+gate_table_tagged(struct api_ctx *ctx, const char *table, const json_t *desc)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_event ev = { .kind = THROTTLE_EV_TAG, .partition = -1 };
+    struct throttle_table *tt;
+    struct gsi_list l;
+    size_t i;
+
+    if (reg == NULL)
+        return;
+    knob_text(desc, ev.text, sizeof(ev.text));
+    tt = throttle_registry_find(reg, table, NULL);
+    if (tt != NULL)
+        throttle_event_add(tt, &ev, ctx->now_ms);
+    memset(&l, 0, sizeof(l));
+    l.table = table;
+    throttle_registry_foreach(reg, gsi_collect, &l);
+    for (i = 0; i < l.n; i++) {
+        tt = throttle_registry_find(reg, table, l.names[i]);
+        if (tt != NULL)
+            throttle_event_add(tt, &ev, ctx->now_ms);
         free(l.names[i]);
     }
 }
@@ -568,6 +645,7 @@ gate_table_created(struct api_ctx *ctx, const char *table)
         json_t *desc = stable_desc_ref(t);
         struct index_set *is = xcalloc(1, sizeof(*is));
         struct ddb_err e;
+        char kt[8];
         size_t i;
 
         ddb_err_init(&e);
@@ -578,6 +656,8 @@ gate_table_created(struct api_ctx *ctx, const char *table)
                         index_tt(ctx, table, &is->idx[i], desc);
             index_set_close(is);        /* safe after a failed open */
         }
+        if (desc != NULL && knob_text(desc, kt, sizeof(kt)) > 0)
+            gate_table_tagged(ctx, table, desc);  /* the history's tags */
         ddb_err_clear(&e);
         json_decref(desc);
         free(is);

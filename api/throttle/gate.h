@@ -150,6 +150,13 @@ void gate_table_update(struct api_ctx *ctx, struct stable *t,
  */
 int gate_table_resize(struct api_ctx *ctx, struct stable *t,
                       const json_t *desc, struct ddb_err *err);
+/* The table's tags changed (desc, borrowed, holds the new ones): a tag
+ * event, with the "shardlocal:" knobs now in force, in the history of the
+ * table and of its GSIs. CreateTable records one when it was given knob
+ * tags; whatever changes a table's tags later calls it once they are
+ * stored. */
+void gate_table_tagged(struct api_ctx *ctx, const char *table,
+                       const json_t *desc);
 /* CreateTable: start the new table's throttle state now (a stale one of
  * the same name is dropped first), so its banks fill from creation. */
 void gate_table_created(struct api_ctx *ctx, const char *table);

@@ -177,9 +177,8 @@ op_stats(const struct throttle_table *t, const struct tpart *p, int op,
     s->ceiling_capacity = mu_units(p->c[op].cap);
     s->last_1s = mu_units(p->w[op].sum);
     for (unsigned k = 0; k < THROTTLE_HISTORY_S; k++) {
-        uint64_t sec = p->h[op].sec - k;
-        int64_t v = k <= p->h[op].sec ? p->h[op].v[sec % THROTTLE_HISTORY_S]
-                                      : 0;
+        uint64_t sec = p->h->sec - k;
+        int64_t v = k <= p->h->sec ? p->h->mu[op][sec % RING_SLOTS] : 0;
 
         s->per_second[k] = mu_units(v);
         sum60 += v;

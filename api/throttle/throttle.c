@@ -52,8 +52,9 @@ part_init(struct tpart *p, uint64_t now_ms)
         p->c[op].t_ms = now_ms;
         win_init(&p->w[op], now_ms);
         win_init(&p->rej[op], now_ms);
-        p->h[op].sec = now_ms / 1000;
     }
+    p->h = xcalloc(1, sizeof(*p->h));
+    p->h->sec = now_ms / 1000;
 }
 
 static void
@@ -102,6 +103,12 @@ throttle_table_new(const struct throttle_limits *lim,
     for (int k = 0; k < THROTTLE_HK_COUNT; k++)
         t->hk[k] = throttle_sketch_new(THROTTLE_HOTKEYS);
     t->last_ms = now_ms;
+    t->born_s = now_ms / 1000;
+    t->th = xcalloc(1, sizeof(*t->th));
+    t->th->sec = t->born_s;
+    for (int op = 0; op < 2; op++)
+        t->th->cap[op][t->born_s % RING_SLOTS] = (float)t->tb[op].rate /
+                                                 1000.0f;
     return t;
 }
 
@@ -112,7 +119,10 @@ throttle_table_free(struct throttle_table *t)
         return;
     for (int k = 0; k < THROTTLE_HK_COUNT; k++)
         throttle_sketch_free(t->hk[k]);
+    for (unsigned i = 0; i < t->n; i++)
+        free(t->p[i].h);
     free(t->p);
+    free(t->th);
     free(t->arn);
     pthread_mutex_destroy(&t->mu);
     free(t);
@@ -127,6 +137,10 @@ table_advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
     if (now_ms < t->last_ms)
         now_ms = t->last_ms;
     t->last_ms = now_ms;
+    /* the seconds that end take the levels and rates they ended with */
+    thist_advance(t->th, t->tb, now_ms);
+    if (p != NULL)
+        hist_advance(p->h, p->b, p->c, now_ms);
     for (int op = 0; op < 2; op++) {
         win_advance(&t->tw[op], now_ms);
         peak_advance(&t->pk[op], now_ms);
@@ -142,7 +156,6 @@ table_advance(struct throttle_table *t, struct tpart *p, uint64_t now_ms)
         bucket_refill(&p->c[op], now_ms);
         win_advance(&p->w[op], now_ms);
         win_advance(&p->rej[op], now_ms);
-        hist_advance(&p->h[op], now_ms);
     }
     return now_ms;
 }
@@ -181,6 +194,13 @@ void
 throttle_table_update(struct throttle_table *t,
                       const struct throttle_table_conf *tc, uint64_t now_ms)
 {
+    struct throttle_event ev = {
+        .kind = THROTTLE_EV_UPDATE_TABLE, .partition = -1,
+        .on_demand = tc->on_demand, .rcu = tc->on_demand ? 0 : tc->rcu,
+        .wcu = tc->on_demand ? 0 : tc->wcu, .od_max_rru = tc->od_max_rru,
+        .od_max_wru = tc->od_max_wru,
+    };
+
     table_lock_all(t, now_ms);
     if (!t->on_demand && tc->on_demand) {
         /* DynamoDB: a table switched to on-demand has a previous peak of
@@ -190,6 +210,7 @@ throttle_table_update(struct throttle_table *t,
     }
     apply_conf(t, tc);
     set_rates(t);
+    event_push(t, &ev, now_ms);         /* the history's update_table */
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -226,6 +247,7 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
 {
     *a = *parent;
     *b = *parent;
+    hist_split(parent->h, &a->h, &b->h);
     memset(&a->heat, 0, sizeof(a->heat));       /* a new spell each */
     memset(&b->heat, 0, sizeof(b->heat));
     for (int op = 0; op < 2; op++) {
@@ -240,10 +262,6 @@ part_split(const struct tpart *parent, struct tpart *a, struct tpart *b)
         a->b[op].level = parent->b[op].level - b->b[op].level;
         win_split(&parent->w[op], &a->w[op], &b->w[op]);
         win_split(&parent->rej[op], &a->rej[op], &b->rej[op]);
-        for (unsigned s = 0; s < THROTTLE_HISTORY_S; s++) {
-            b->h[op].v[s] = parent->h[op].v[s] / 2;
-            a->h[op].v[s] = parent->h[op].v[s] - b->h[op].v[s];
-        }
         b->total[op] = parent->total[op] / 2;
         a->total[op] = parent->total[op] - b->total[op];
         b->admitted[op] = parent->admitted[op] / 2;
@@ -268,6 +286,7 @@ split_locked(struct throttle_table *t, unsigned i, uint64_t now_ms)
     now_ms = table_advance(t, &t->p[i], now_ms);
     memcpy(np, t->p, i * sizeof(*np));
     part_split(&t->p[i], &np[i], &np[i + 1]);
+    free(t->p[i].h);
     memcpy(np + i + 2, t->p + i + 1, (t->n - i - 1) * sizeof(*np));
     free(t->p);
     t->p = np;
@@ -407,6 +426,7 @@ throttle_admit(struct throttle_table *t, unsigned part, enum throttle_op op,
     } else {
         p->throttled[o][c]++;
         win_add(&p->rej[o], 1);
+        p->h->rej[o][p->h->sec % RING_SLOTS]++;
         sketch_add_mu(t->hk[o == THROTTLE_READ ? THROTTLE_HK_READ_THROTTLED
                                                : THROTTLE_HK_WRITE_THROTTLED],
                       pk, pk_len, MU_PER_UNIT);
@@ -443,7 +463,7 @@ throttle_charge(struct throttle_table *t, const struct throttle_ticket *tk,
     if (mu > 0) {
         win_add(&p->w[o], mu);
         win_add(&t->tw[o], mu);
-        p->h[o].v[p->h[o].sec % THROTTLE_HISTORY_S] += mu;
+        p->h->mu[o][p->h->sec % RING_SLOTS] += mu;
         p->total[o] += mu;
         peak_note(&t->pk[o], now_ms, t->tw[o].sum);
         sketch_add_mu(t->hk[o == THROTTLE_READ ? THROTTLE_HK_READ

@@ -79,7 +79,8 @@ void throttle_table_free(struct throttle_table *t);
 /* UpdateTable: new provisioned units, billing mode or OnDemandThroughput
  * (tc->nparts and tc->arn are ignored: use throttle_table_split). Bucket
  * levels are kept, clipped to the new bank size. Switching to on-demand
- * makes the previous peak at least half the provisioned rate. */
+ * makes the previous peak at least half the provisioned rate. Recorded in
+ * the history as an update_table event. */
 void throttle_table_update(struct throttle_table *t,
                            const struct throttle_table_conf *tc,
                            uint64_t now_ms);
@@ -193,7 +194,9 @@ bool throttle_heat_note(struct throttle_table *t, unsigned part,
  * Observability: per-partition and per-table counters, hot keys.
  * ---------------------------------------------------------------------- */
 
-#define THROTTLE_HISTORY_S 60       /* per-second consumption kept */
+#define THROTTLE_HISTORY_S 60       /* per_second: the last minute */
+#define THROTTLE_RING_S 900         /* seconds of history kept per partition
+                                       (history.c): at most 15 minutes */
 
 struct throttle_op_stats {
     double share;                   /* refill rate, units/s (0 on-demand) */
@@ -244,6 +247,94 @@ void throttle_table_stats(struct throttle_table *t, uint64_t now_ms,
 int throttle_part_throttled_1s(struct throttle_table *t, unsigned part,
                                uint64_t now_ms, uint64_t out[2],
                                struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * History (history.c): one sample per second per partition for the last
+ * THROTTLE_RING_S seconds, the table's capacity over the same seconds, and
+ * the events that changed the table (splits, UpdateTable, tags).
+ * ---------------------------------------------------------------------- */
+
+/* One second of one partition. */
+struct throttle_sample {
+    double consumed[2];             /* units consumed ([THROTTLE_READ], ...) */
+    uint32_t throttled[2];          /* requests refused */
+    double bucket[2];               /* burst bank (the share's bucket) level
+                                       when the second ended; 0 on-demand */
+    double burst[2];                /* what the partition's ceiling could
+                                       still absorb at once, then */
+};
+
+/* One second of the whole table or GSI. */
+struct throttle_table_sample {
+    double consumed[2];             /* every partition's, summed */
+    uint64_t throttled[2];
+    double capacity[2];             /* units/s: provisioned, or an on-demand
+                                       table's instant capacity */
+};
+
+enum throttle_event_kind {
+    THROTTLE_EV_SPLIT = 0,          /* partitions split */
+    THROTTLE_EV_UPDATE_TABLE,       /* new throughput or billing mode */
+    THROTTLE_EV_TAG                 /* "shardlocal:" knob tags set */
+};
+
+enum throttle_split_cause {
+    THROTTLE_SPLIT_SIZE = 0,        /* a partition passed --split-size */
+    THROTTLE_SPLIT_HEAT,            /* two hot keys kept it at its ceiling */
+    THROTTLE_SPLIT_THROUGHPUT       /* UpdateTable raised the throughput:
+                                       every partition split */
+};
+
+#define THROTTLE_EVENTS 64          /* events kept per table or GSI */
+#define THROTTLE_EVENT_TEXT 200     /* tag events: the knobs, as text */
+
+struct throttle_event {
+    uint64_t t_ms;                  /* when (throttle_event_add sets it) */
+    enum throttle_event_kind kind;
+    unsigned nparts;                /* partitions after it (set too) */
+    int partition;                  /* split: which one, numbered as before
+                                       the split; -1: every partition */
+    enum throttle_split_cause cause; /* split */
+    bool on_demand;                 /* update_table: the new billing mode */
+    double rcu, wcu;                /* update_table: provisioned units/s */
+    double od_max_rru, od_max_wru;  /* update_table: OnDemandThroughput, or
+                                       <= 0 for none */
+    char text[THROTTLE_EVENT_TEXT]; /* tag: the knob tags now in force,
+                                       "partition-wcu=10 ..." */
+};
+
+/* Record ev (copied) at now_ms on t, with t's partition count; the oldest
+ * of THROTTLE_EVENTS goes. UpdateTable's events are recorded by
+ * throttle_table_update itself. */
+void throttle_event_add(struct throttle_table *t,
+                        const struct throttle_event *ev, uint64_t now_ms);
+
+/* A window of history, copied out under one lock (throttle_history). */
+struct throttle_history {
+    uint64_t first_s;               /* epoch second of the first sample */
+    unsigned nsec;                  /* samples per partition (and table) */
+    unsigned nparts;                /* the table's partitions now */
+    unsigned part0, nsel;           /* the partitions copied: [part0,
+                                       part0 + nsel) */
+    struct throttle_sample *s;      /* owned: nsel x nsec, partition by
+                                       partition, oldest second first */
+    struct throttle_table_sample *ts; /* owned: nsec */
+    size_t nev;                     /* events in the window, oldest first */
+    struct throttle_event ev[THROTTLE_EVENTS];
+};
+
+/*
+ * The last `seconds` (1 to THROTTLE_RING_S) whole seconds before now_ms's
+ * second, clipped to the time since t's state was created: samples of
+ * every partition (part < 0) or of partition part only, the table's
+ * samples, and the events of the same seconds and of the current one.
+ * Returns 0 (free out with throttle_history_free), or -1 with err
+ * (DDB_INTERNAL) if part is out of range.
+ */
+int throttle_history(struct throttle_table *t, uint64_t now_ms,
+                     unsigned seconds, long part,
+                     struct throttle_history *out, struct ddb_err *err);
+void throttle_history_free(struct throttle_history *h);
 
 /* Hot keys: a space-saving summary per kind, THROTTLE_HOTKEYS entries. */
 #define THROTTLE_HOTKEYS 64

@@ -68,7 +68,7 @@ max64(int64_t a, int64_t b)
 
 /* ------------------------------------------------------------------------
  * Building blocks (bucket.c): token bucket, sliding one-second window,
- * per-second history, on-demand peak.
+ * on-demand peak; per-second history (history.c).
  * ---------------------------------------------------------------------- */
 
 struct bucket {
@@ -95,10 +95,24 @@ struct win {
     int64_t sum;
 };
 
-/* Consumption per whole second, for the last THROTTLE_HISTORY_S seconds. */
+/* The per-second history of one partition (history.c): the current
+ * second and the THROTTLE_RING_S whole seconds before it, slot sec %
+ * RING_SLOTS. The bucket levels of a second are written when it ends. */
+#define RING_SLOTS (THROTTLE_RING_S + 1)
+
 struct hist {
-    int64_t v[THROTTLE_HISTORY_S];
     uint64_t sec;                       /* second number of now */
+    int64_t mu[2][RING_SLOTS];          /* consumed, microunits */
+    uint32_t rej[2][RING_SLOTS];        /* requests refused */
+    float bank[2][RING_SLOTS];          /* share bucket level, units */
+    float burst[2][RING_SLOTS];         /* ceiling bucket level, units */
+};
+
+/* The table's side of the same seconds: its rate (provisioned, or an
+ * on-demand table's instant capacity) when each second ended. */
+struct thist {
+    uint64_t sec;                       /* second number of now */
+    float cap[2][RING_SLOTS];           /* units/s */
 };
 
 /* An on-demand table's previous peak: the highest one-second consumption
@@ -121,7 +135,21 @@ void win_init(struct win *w, uint64_t now_ms);
 void win_advance(struct win *w, uint64_t now_ms);
 void win_add(struct win *w, int64_t mu);
 void win_split(const struct win *w, struct win *a, struct win *b);
-void hist_advance(struct hist *h, uint64_t now_ms);
+/* history.c: move h to now_ms's second. The seconds that end take the
+ * levels of bank and burst ([2] each, not yet refilled to now_ms) at
+ * their ends. */
+void hist_advance(struct hist *h, const struct bucket bank[2],
+                  const struct bucket burst[2], uint64_t now_ms);
+/* The same for the table: cap from tb ([2], its rate). */
+void thist_advance(struct thist *h, const struct bucket tb[2],
+                   uint64_t now_ms);
+/* The history of a split's children: a gets the parent's rounded-up half
+ * of consumption, throttles and bank, b the rest; both keep the parent's
+ * ceiling levels (each has its own ceiling). New allocations. */
+void hist_split(const struct hist *parent, struct hist **a, struct hist **b);
+/* throttle_event_add with t->mu held. */
+void event_push(struct throttle_table *t, const struct throttle_event *ev,
+                uint64_t now_ms);
 void peak_init(struct peak *pk, const struct throttle_limits *lim);
 void peak_advance(struct peak *pk, uint64_t now_ms);
 void peak_note(struct peak *pk, uint64_t now_ms, int64_t sample);
@@ -150,7 +178,7 @@ struct tpart {
     struct bucket c[2];                 /* the partition maximum and the
                                            burst it absorbs at once */
     struct win w[2];                    /* consumption, last second */
-    struct hist h[2];
+    struct hist *h;                     /* owned: per-second history */
     struct win rej[2];                  /* rejections, last second (count) */
     int64_t total[2];                   /* consumed since creation, mu */
     uint64_t admitted[2], borrowed[2], would[2];
@@ -175,6 +203,10 @@ struct throttle_table {
     struct peak pk[2];
     struct throttle_sketch *hk[THROTTLE_HK_COUNT]; /* owned */
     uint64_t last_ms;                   /* latest time seen */
+    uint64_t born_s;                    /* second the state was created */
+    struct thist *th;                   /* owned: the table's history */
+    struct throttle_event ev[THROTTLE_EVENTS]; /* ring, ev_n % EVENTS */
+    uint64_t ev_n;                      /* events recorded so far */
 };
 
 /* The limits in force on t (bucket.c), in microunits per second: the

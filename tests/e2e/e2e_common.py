@@ -3,6 +3,7 @@
 # pointed at SHARDLOCAL_ENDPOINT (unset = real DynamoDB), unique table names.
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -37,6 +38,13 @@ def client():
 def resource():
     return boto3.resource("dynamodb", endpoint_url=ENDPOINT,
                           region_name=REGION, config=_CFG)
+
+
+def streams_client(url=None):
+    """A DynamoDB Streams client (the same endpoint: one port serves both
+    services)."""
+    return boto3.client("dynamodbstreams", endpoint_url=url or ENDPOINT,
+                        region_name=REGION, config=_CFG)
 
 
 def unique_name(prefix="e2e"):
@@ -222,3 +230,52 @@ def make_private_client(url):
     return boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1",
                         config=Config(retries={"max_attempts": 1},
                                       connect_timeout=2, read_timeout=5))
+
+
+# --- raw HTTP (what no SDK sends) ------------------------------------------
+
+def raw_exchange(host, port, data, timeout=5.0, sock=None):
+    """Send bytes data on a new connection (or sock) and read until the
+    server closes it or timeout passes. Returns (answer bytes, closed):
+    closed is True when the server closed (or reset) the connection."""
+    s = sock or socket.create_connection((host, port), timeout=timeout)
+    out = b""
+    closed = False
+    try:
+        if data:
+            s.sendall(data)
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            s.settimeout(left)
+            try:
+                d = s.recv(65536)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                closed = True
+                break
+            if not d:
+                closed = True
+                break
+            out += d
+    finally:
+        if sock is None:
+            s.close()
+    return out, closed
+
+
+def parse_answer(raw):
+    """Split one HTTP answer: (status, headers with lower-case names, body).
+    The body is what follows the head, up to Content-Length."""
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ")[1]) if lines and " " in lines[0] else 0
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    n = int(headers.get("content-length", len(rest)))
+    return status, headers, rest[:n]

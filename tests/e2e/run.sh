@@ -133,7 +133,9 @@ fi
 # (test_throttling, test_bursts and test_keyhash have their own "throttle"
 # line in the summary).
 PY_OWN_SERVER="test_protocol test_durability test_lifecycle test_throttling"
-PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_bursts test_keyhash"
+PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
+PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash test_streams_clock"
+PY_OWN_SERVER="$PY_OWN_SERVER test_live_view test_pytest_plugin test_node_helper"
 PY_OWN_SERVER="$PY_OWN_SERVER test_vector_durability test_vector_lifecycle"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
@@ -162,8 +164,9 @@ for s in $SUITES; do
     case $s in
     py)
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
-            test_lifecycle test_demo test_disk_full test_vector_durability \
-            test_vector_lifecycle ;;
+            test_lifecycle test_demo test_disk_full test_connections \
+            test_streams_clock test_live_view test_pytest_plugin \
+            test_node_helper test_vector_durability test_vector_lifecycle ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES
@@ -183,6 +186,7 @@ for s in $SUITES; do
         fi
         jsdir=$E2E/js
         if [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb" ] ||
+           [ ! -d "$jsdir/node_modules/@aws-sdk/client-dynamodb-streams" ] ||
            [ ! -d "$jsdir/node_modules/@aws-sdk/lib-dynamodb" ]; then
             if [ ! -w "$jsdir" ]; then      # e.g. distcheck's read-only tree
                 mkdir "$tmp/js" && cp "$jsdir"/*.mjs "$jsdir"/package*.json \

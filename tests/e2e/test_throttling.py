@@ -140,7 +140,8 @@ class Raw:
     def admin(self, path, body=None):
         req = urllib.request.Request(
             self.url + path, method="POST" if body is not None else "GET",
-            data=json.dumps(body).encode() if body is not None else None)
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 return r.status, json.loads(r.read())

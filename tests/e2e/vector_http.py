@@ -55,7 +55,8 @@ class Api:
     def clock(self, advance_ms):
         req = urllib.request.Request(
             self.url + "/shardlocal/clock", method="POST",
-            data=json.dumps({"advance_ms": advance_ms}).encode())
+            data=json.dumps({"advance_ms": advance_ms}).encode(),
+            headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 

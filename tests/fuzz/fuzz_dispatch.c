@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_dispatch.c - libFuzzer target for the request JSON and its
  * validation: one call through api_dispatch() against a fresh in-memory
- * store with three tables (a hash key; a hash and range key with a GSI
- * and an LSI; one with vector indexes) and a few items, made again after any input that changes a
- * table and every 64 inputs. Input: the operation name, a newline, the body.
- * A finding: a crash, a sanitizer report, a leak, a reply that is not a
- * JSON object, or a 5xx (bad input must get DynamoDB's 4xx error). */
+ * store with tables (a hash key; a hash and range key with a GSI and an
+ * LSI; one with vector indexes) and a few items, made again after any
+ * input that changes a table and every 64 inputs. Input: the operation
+ * name, a newline, the body. A finding: a crash, a sanitizer report, a leak, a reply that is not a
+ * JSON object, or a 5xx (bad input must get DynamoDB's 4xx error).
+ * Another table has a stream: an operation named "Streams.<Name>" goes to
+ * the DynamoDB Streams service, and in any body "@A" stands for that
+ * stream's ARN, "@S" for its shard, "@I" for a valid shard iterator and
+ * "@P" for an iterator's prefix (the ARN and "|1|": the input gives the
+ * encoded rest), so that mutations reach past the ARN checks. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +21,8 @@
 #include "conf/conf.h"
 
 #define TARGET "DynamoDB_20120810."
+#define STREAMS_TARGET "DynamoDBStreams_20120810."
+#define STREAMS_OP "Streams."
 
 static const char *const setup_calls[][2] = {
     { "CreateTable",
@@ -49,6 +56,21 @@ static const char *const setup_calls[][2] = {
     { "PutItem",
       "{\"TableName\":\"fzr\",\"Item\":{\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":"
       "\"2.5\"},\"g\":{\"S\":\"g1\"},\"b\":{\"BOOL\":true}}}" },
+    { "CreateTable",
+      "{\"TableName\":\"fzs\",\"BillingMode\":\"PAY_PER_REQUEST\","
+      "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\","
+      "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\","
+      "\"KeyType\":\"HASH\"}],\"StreamSpecification\":{\"StreamEnabled\":"
+      "true,\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"}}" },
+    { "PutItem",
+      "{\"TableName\":\"fzs\",\"Item\":{\"pk\":{\"S\":\"a\"},\"n\":{\"N\":"
+      "\"1\"}}}" },
+    { "UpdateItem",
+      "{\"TableName\":\"fzs\",\"Key\":{\"pk\":{\"S\":\"a\"}},"
+      "\"UpdateExpression\":\"ADD n :one\",\"ExpressionAttributeValues\":"
+      "{\":one\":{\"N\":\"1\"}}}" },
+    { "DeleteItem",
+      "{\"TableName\":\"fzs\",\"Key\":{\"pk\":{\"S\":\"a\"}}}" },
     /* A table with vector indexes: plain, and one with a SearchSchema. */
     { "CreateTable",
       "{\"TableName\":\"fzv\",\"BillingMode\":\"PAY_PER_REQUEST\","
@@ -69,14 +91,24 @@ static const char *const setup_calls[][2] = {
       "\"-2\"}]}}}" },
 };
 
+/* The stream's ARN, its shard and an iterator, for "@A", "@S", "@I". */
+static char stream_arn[256], shard_id[128], shard_iter[1024];
+
 static void
 call(struct api_server *srv_, const char *op, size_t oplen, const char *body,
      size_t len, struct api_reply *r)
 {
+    const char *prefix = TARGET;
     char target[160];
     struct api_call c;
 
-    snprintf(target, sizeof(target), TARGET "%.*s", (int)oplen, op);
+    if (oplen > strlen(STREAMS_OP) &&
+        memcmp(op, STREAMS_OP, strlen(STREAMS_OP)) == 0) {
+        prefix = STREAMS_TARGET;
+        op += strlen(STREAMS_OP);
+        oplen -= strlen(STREAMS_OP);
+    }
+    snprintf(target, sizeof(target), "%s%.*s", prefix, (int)oplen, op);
     memset(&c, 0, sizeof(c));
     c.target = target;
     c.body = body;
@@ -108,6 +140,94 @@ server_down(void)
     st = NULL;
 }
 
+/* One set-up call whose answer must be 200: the string at PATH in it
+ * (a list of keys, "0" for an array's first element) copied to OUT. */
+static void
+setup_fetch(const char *op, const char *body, const char *const *path,
+            char *out, size_t outlen)
+{
+    struct api_reply r;
+    json_t *reply, *v;
+
+    call(&srv, op, strlen(op), body, strlen(body), &r);
+    reply = json_loadb(r.body, r.len, 0, NULL);
+    v = reply;
+    for (; v != NULL && *path != NULL; path++)
+        v = json_is_array(v) ? json_array_get(v, 0) : json_object_get(v, *path);
+    if (r.status != 200 || !json_is_string(v) ||
+        json_string_length(v) >= outlen) {
+        fprintf(stderr, "fuzz_dispatch: set-up %s: %.*s\n", op, (int)r.len,
+                r.body);
+        abort();
+    }
+    snprintf(out, outlen, "%s", json_string_value(v));
+    json_decref(reply);
+    free(r.body);
+}
+
+static void
+stream_setup(void)
+{
+    static const char *const p_arn[] = { "Table", "LatestStreamArn", NULL };
+    static const char *const p_shard[] = { "StreamDescription", "Shards", "0",
+                                           "ShardId", NULL };
+    static const char *const p_iter[] = { "ShardIterator", NULL };
+    char body[1024];
+
+    setup_fetch("DescribeTable", "{\"TableName\":\"fzs\"}", p_arn,
+                stream_arn, sizeof(stream_arn));
+    snprintf(body, sizeof(body), "{\"StreamArn\":\"%s\"}", stream_arn);
+    setup_fetch(STREAMS_OP "DescribeStream", body, p_shard, shard_id,
+                sizeof(shard_id));
+    snprintf(body, sizeof(body), "{\"StreamArn\":\"%s\",\"ShardId\":\"%s\","
+             "\"ShardIteratorType\":\"TRIM_HORIZON\"}", stream_arn, shard_id);
+    setup_fetch(STREAMS_OP "GetShardIterator", body, p_iter, shard_iter,
+                sizeof(shard_iter));
+}
+
+/* BODY with "@A", "@S", "@I" and "@P" replaced (see the top); a new
+ * string, *LEN its length. */
+static char *
+expand(const char *body, size_t *len)
+{
+    size_t cap = *len * 2 + 64, n = 0;
+    char *out = malloc(cap);
+
+    for (size_t i = 0; i < *len; i++) {
+        const char *sub = NULL;
+        char pre[300];
+
+        if (body[i] == '@' && i + 1 < *len) {
+            switch (body[i + 1]) {
+            case 'A': sub = stream_arn; break;
+            case 'S': sub = shard_id; break;
+            case 'I': sub = shard_iter; break;
+            case 'P':
+                snprintf(pre, sizeof(pre), "%s|1|", stream_arn);
+                sub = pre;
+                break;
+            default: break;
+            }
+        }
+        size_t need = sub != NULL ? strlen(sub) : 1;
+        if (n + need + 1 > cap) {
+            cap = (n + need + 1) * 2;
+            out = realloc(out, cap);
+        }
+        if (out == NULL)
+            abort();
+        if (sub != NULL) {
+            memcpy(out + n, sub, need);
+            i++;
+        } else {
+            out[n] = body[i];
+        }
+        n += need;
+    }
+    *len = n;
+    return out;
+}
+
 static void
 server_up(void)
 {
@@ -132,6 +252,7 @@ server_up(void)
         }
         free(r.body);
     }
+    stream_setup();
     uses = 0;
 }
 
@@ -144,7 +265,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct api_reply r;
     json_error_t jerr;
     json_t *reply;
-    size_t oplen;
+    size_t oplen, len;
+    char *body;
     bool ddl;
 
     nl = memchr(in, '\n', size);
@@ -155,7 +277,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         server_down();
         server_up();
     }
-    call(&srv, in, oplen, nl + 1, size - oplen - 1, &r);
+    len = size - oplen - 1;
+    body = expand(nl + 1, &len);
+    call(&srv, in, oplen, body, len, &r);
+    free(body);
     reply = json_loadb(r.body, r.len, 0, &jerr);
     if (r.status >= 500 || !json_is_object(reply)) {
         fprintf(stderr, "fuzz_dispatch: %u %.*s\n", r.status, (int)r.len,

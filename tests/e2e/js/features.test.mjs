@@ -50,6 +50,7 @@ before(async () => {
 after(async () => {
   if (ENDPOINT) {
     await fetch(`${ENDPOINT}/shardlocal/faults`, { method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ clear: true, table: hot }) }).catch(() => {});
   }
   await deleteTableQuietly(client, table);
@@ -146,7 +147,8 @@ test('throttled write: e.name and e.ThrottlingReasons', {
   const arn = (await client.send(new DescribeTableCommand({
     TableName: hot }))).Table.TableArn;
   const rule = await fetch(`${ENDPOINT}/shardlocal/faults`, {
-    method: 'POST', body: JSON.stringify({ table: hot, op: 'write',
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ table: hot, op: 'write',
       count: 1, cause: 'KeyRange' }) });
   assert.equal(rule.status, 200);
   const e = await catchError(() => client.send(new PutItemCommand({

@@ -416,8 +416,10 @@ test('ConsumedCapacity of searches and writes', async () => {
 // rule (POST /shardlocal/faults) throttles one here.
 test('a fault rule throttles a search as DynamoDB does', async (t) => {
   if (!ENDPOINT) return t.skip('needs shardlocal');
-  await fetch(`${ENDPOINT}/shardlocal/faults`, { method: 'POST',
+  const rule = await fetch(`${ENDPOINT}/shardlocal/faults`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ table: fixture, op: 'read', count: 1 }) });
+  assert.equal(rule.status, 200);
   const input = { TableName: fixture, IndexName: 'cosine',
     SearchVector: vec(1, 0, 0), TopK: 1 };
   const e = await catchError(() => search(input));

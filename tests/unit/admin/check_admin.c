@@ -137,6 +137,35 @@ get_json(const char *path, unsigned want_status)
     return j;
 }
 
+/* Query arguments for admin_get(): cls is a NULL-terminated array of
+ * name, value pairs. */
+static const char *
+args_of(void *cls, const char *name)
+{
+    const char *const *kv = cls;
+
+    for (; kv != NULL && kv[0] != NULL; kv += 2)
+        if (strcmp(kv[0], name) == 0)
+            return kv[1];
+    return NULL;
+}
+
+/* GET path with query arguments kv; the answer's JSON. */
+static json_t *
+get_args(const char *path, const char *const *kv, unsigned want_status)
+{
+    struct admin_reply r;
+    json_t *j;
+
+    admin_get(&srv, path, args_of, (void *)kv, &r);
+    ck_assert_uint_eq(r.status, want_status);
+    ck_assert_str_eq(r.content_type, "application/json");
+    j = json_loadb(r.body, r.len, 0, NULL);
+    ck_assert_msg(j != NULL, "not JSON: %.*s", (int)r.len, r.body);
+    free(r.body);
+    return j;
+}
+
 START_TEST(test_admin_index)
 {
     json_t *j = get_json("/shardlocal", 200);
@@ -281,6 +310,167 @@ START_TEST(test_admin_metrics)
 }
 END_TEST
 
+/* GET .../history: whole seconds since the state began, one entry per
+ * partition with its samples, the table's consumption against its
+ * capacity, the limits; one partition alone; bad arguments are a 400
+ * before the table is looked up. */
+START_TEST(test_admin_history)
+{
+    static const char *const none[] = { NULL };
+    static const char *const one[] = { "seconds", "5", "partition", "1",
+                                       NULL };
+    static const char *const bad[][5] = {
+        { "seconds", "0", NULL }, { "seconds", "901", NULL },
+        { "seconds", "1e2", NULL }, { "seconds", "", NULL },
+        { "seconds", "-3", NULL }, { "partition", "x", NULL },
+        { "partition", "2", NULL },
+    };
+    unsigned hp = write_key("7", 3), k;
+    json_t *j, *parts, *p, *secs, *lim;
+    double sum = 0;
+
+    write_key("8", 2);
+    write_key("9", 1);
+    atomic_store(&srv.vclock_ms, T0 + 2500);
+    j = get_args("/shardlocal/tables/Tab/history", none, 200);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "seconds")), 60);
+    ck_assert(json_is_true(json_object_get(j, "throttle_state")));
+    lim = json_object_get(j, "limits");
+    ck_assert_str_eq(json_string_value(json_object_get(lim, "billing_mode")),
+                     "PROVISIONED");
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         lim, "write_provisioned")), 20);
+    ck_assert_int_eq(json_integer_value(json_object_get(lim,
+                                                        "write_ceiling")),
+                     1000);
+    parts = json_object_get(j, "partitions");
+    ck_assert_uint_eq(json_array_size(parts), 2);
+    json_array_foreach(parts, k, p) {
+        secs = json_object_get(p, "seconds");
+        ck_assert_int_eq(json_integer_value(json_object_get(p, "partition")),
+                         (json_int_t)k);
+        ck_assert_uint_eq(json_array_size(secs), 2);   /* T0, T0 + 1 s */
+        ck_assert_int_eq(json_integer_value(json_object_get(
+                             json_array_get(secs, 0), "t")),
+                         (json_int_t)(T0 / 1000));
+        sum += json_number_value(json_object_get(json_array_get(secs, 0),
+                                                 "consumed_wcu"));
+        ck_assert(json_number_value(json_object_get(
+                      json_array_get(secs, 1), "write_bucket")) == 3000);
+        ck_assert(json_number_value(json_object_get(p, "write_share")) ==
+                  10);
+    }
+    ck_assert(sum == 6);
+    secs = json_object_get(json_array_get(parts, hp), "seconds");
+    ck_assert(json_number_value(json_object_get(json_array_get(secs, 0),
+                                                "consumed_wcu")) >= 3);
+    secs = json_object_get(j, "table_seconds");
+    ck_assert_uint_eq(json_array_size(secs), 2);
+    ck_assert(json_number_value(json_object_get(json_array_get(secs, 0),
+                                                "consumed_wcu")) == 6);
+    ck_assert(json_number_value(json_object_get(json_array_get(secs, 0),
+                                                "write_capacity")) == 20);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "events")), 0);
+    json_decref(j);
+
+    j = get_args("/shardlocal/tables/Tab/history", one, 200);
+    parts = json_object_get(j, "partitions");
+    ck_assert_uint_eq(json_array_size(parts), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_array_get(parts, 0), "partition")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(j,
+                                                        "partition_count")),
+                     2);
+    json_decref(j);
+    for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        j = get_args("/shardlocal/tables/Tab/history", bad[k], 400);
+        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+                                         j, "__type")),
+                                     "ValidationException"));
+        json_decref(j);
+    }
+    j = get_args("/shardlocal/tables/Tab/history", bad[1], 400);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "message")),
+                     "seconds must be a whole number from 1 to 900");
+    json_decref(j);
+    j = get_args("/shardlocal/tables/Tab/history", bad[6], 400);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "message")),
+                     "partition 2 does not exist: the table has 2 "
+                     "partitions (0 to 1)");
+    json_decref(j);
+    json_decref(get_args("/shardlocal/tables/Nope/history", none, 404));
+    json_decref(get_args("/shardlocal/tables/Tab/history/x", none, 404));
+    {
+        static const char *const ix[] = { "index", "G1x", NULL };
+
+        json_decref(get_args("/shardlocal/tables/Tab/history", ix, 404));
+    }
+}
+END_TEST
+
+/* One answer holds at most ADMIN_HISTORY_MAX_SAMPLES partition samples:
+ * 280 partitions over 900 s are refused, over 890 s or one partition
+ * served (the test's time is mostly the 280 in-memory databases). */
+START_TEST(test_admin_history_cap)
+{
+    static const char *const all[] = { "seconds", "900", NULL };
+    static const char *const less[] = { "seconds", "890", NULL };
+    static const char *const one[] = { "seconds", "900", "partition", "279",
+                                       NULL };
+    struct throttle_table_conf tc = { .rcu = 1, .wcu = 1, .nparts = 280,
+                                      .arn = "", .od_max_rru = -1,
+                                      .od_max_wru = -1 };
+    struct admin_reply r;
+    struct ddb_err e;
+    json_t *desc = json_loads(desc_text, 0, NULL), *j;
+
+    ddb_err_init(&e);
+    json_object_set_new(desc, "TableName", json_string("Big"));
+    ck_assert_int_eq(storage_table_create(st, "Big", desc, 280, &e), 0);
+    json_decref(desc);
+    throttle_registry_get(reg, "Big", NULL, &tc, NULL, T0 - 1000 * 1000);
+    j = get_args("/shardlocal/tables/Big/history", all, 400);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "message")),
+                     "280 partitions over 900 seconds are more than 250000 "
+                     "samples: ask for fewer seconds or for one partition "
+                     "(partition=N)");
+    json_decref(j);
+    admin_get(&srv, "/shardlocal/tables/Big/history", args_of, (void *)less,
+              &r);
+    ck_assert_uint_eq(r.status, 200);           /* 249,200 samples */
+    ck_assert_ptr_nonnull(strstr(r.body, "\"partition\":279,"));
+    free(r.body);
+    j = get_args("/shardlocal/tables/Big/history", one, 200);
+    ck_assert_uint_eq(json_array_size(json_object_get(
+                          json_array_get(json_object_get(j, "partitions"),
+                                         0), "seconds")), 900);
+    json_decref(j);
+}
+END_TEST
+
+/* A table with no traffic yet has no throttle state: its partitions, no
+ * samples, no limits beyond its mode and provisioning. */
+START_TEST(test_admin_history_no_state)
+{
+    static const char *const none[] = { NULL };
+    json_t *j = get_args("/shardlocal/tables/Tab/history", none, 200);
+    json_t *parts = json_object_get(j, "partitions");
+
+    ck_assert(json_is_false(json_object_get(j, "throttle_state")));
+    ck_assert_uint_eq(json_array_size(parts), 2);
+    ck_assert_uint_eq(json_array_size(json_object_get(
+                          json_array_get(parts, 1), "seconds")), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(parts, 1), "hash_end")),
+                     "ffffffffffffffff");
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "table_seconds")),
+                      0);
+    ck_assert_ptr_null(json_object_get(json_object_get(j, "limits"),
+                                       "write_ceiling"));
+    json_decref(j);
+}
+END_TEST
+
 START_TEST(test_admin_ui)
 {
     struct admin_reply r;
@@ -300,11 +490,15 @@ admin_suite(void)
     TCase *tc = tcase_create("views");
 
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);          /* the history cap, under ASan */
     tcase_add_test(tc, test_admin_index);
     tcase_add_test(tc, test_admin_not_found);
     tcase_add_test(tc, test_admin_partitions);
     tcase_add_test(tc, test_admin_hotkeys_numbers);
     tcase_add_test(tc, test_admin_metrics);
+    tcase_add_test(tc, test_admin_history);
+    tcase_add_test(tc, test_admin_history_no_state);
+    tcase_add_test(tc, test_admin_history_cap);
     tcase_add_test(tc, test_admin_ui);
     suite_add_tcase(s, tc);
     return s;

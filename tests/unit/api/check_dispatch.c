@@ -11,6 +11,7 @@
 #include "conf/conf.h"
 
 #define TARGET "DynamoDB_20120810."
+#define STREAMS "DynamoDBStreams_20120810."
 
 static struct storage *st;
 static struct conf cf;
@@ -35,20 +36,20 @@ teardown(void)
     storage_close(st);
 }
 
-/* Dispatch body to target (an operation name, or NULL for no header);
- * *status gets the HTTP status. The reply as JSON (caller frees). */
+/* Dispatch body to a whole X-Amz-Target (any service; NULL for no
+ * header); *status gets the HTTP status. The reply as JSON (caller
+ * frees). */
 static json_t *
-call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
+call_target(const char *target, const char *body, bool signed_v4,
+            unsigned *status)
 {
-    char target[128];
     struct api_call call;
     struct api_reply r;
     json_error_t jerr;
     json_t *j;
 
-    snprintf(target, sizeof(target), TARGET "%s", op != NULL ? op : "");
     memset(&call, 0, sizeof(call));
-    call.target = op != NULL ? target : NULL;
+    call.target = target;
     call.body = body;
     call.len = strlen(body);
     call.signed_v4 = signed_v4;
@@ -60,6 +61,16 @@ call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
     ck_assert_msg(j != NULL, "reply is not JSON: %.*s", (int)r.len, r.body);
     free(r.body);
     return j;
+}
+
+/* The same to a DynamoDB operation (op NULL: no header). */
+static json_t *
+call_as(const char *op, const char *body, bool signed_v4, unsigned *status)
+{
+    char target[128];
+
+    snprintf(target, sizeof(target), TARGET "%s", op != NULL ? op : "");
+    return call_target(op != NULL ? target : NULL, body, signed_v4, status);
 }
 
 static json_t *
@@ -135,10 +146,15 @@ START_TEST(test_dispatch_table)
 {
     static const char *const names[] = {
         "BatchGetItem", "BatchWriteItem", "CreateTable", "DeleteItem",
-        "DeleteTable", "DescribeTable", "GetItem", "ListTables", "PutItem",
-        "Query", "Scan", "TransactGetItems", "TransactWriteItems",
-        "UpdateItem", "UpdateTable",
+        "DeleteTable", "DescribeTable", "DescribeTimeToLive", "GetItem",
+        "ListTables", "PutItem", "Query", "Scan", "TransactGetItems",
+        "TransactWriteItems", "UpdateItem", "UpdateTable",
+        "UpdateTimeToLive",
     };
+    static const char *const streams[] = {
+        "DescribeStream", "GetRecords", "GetShardIterator", "ListStreams",
+    };
+    char target[96];
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const struct api_op *op = api_lookup(names[i]);
@@ -153,6 +169,61 @@ START_TEST(test_dispatch_table)
     ck_assert_ptr_null(api_lookup("getitem"));
     ck_assert_ptr_null(api_lookup("Nope"));
     ck_assert_ptr_null(api_lookup(NULL));
+    /* the target's prefix picks the service: DynamoDB Streams' operations
+     * only under DynamoDBStreams_20120810., and not the other way round */
+    for (size_t i = 0; i < sizeof(streams) / sizeof(streams[0]); i++) {
+        snprintf(target, sizeof(target), "DynamoDBStreams_20120810.%s",
+                 streams[i]);
+        ck_assert_ptr_nonnull(api_lookup_target(target));
+        ck_assert_str_eq(api_lookup_target(target)->name, streams[i]);
+        ck_assert_ptr_null(api_lookup(streams[i]));
+    }
+    ck_assert_ptr_null(api_lookup_target("DynamoDBStreams_20120810.GetItem"));
+    ck_assert_ptr_nonnull(api_lookup_target("DynamoDB_20120810.GetItem"));
+    ck_assert_ptr_null(api_lookup_target("DynamoDBStreams_20120810"));
+    ck_assert_ptr_null(api_lookup_target(NULL));
+}
+END_TEST
+
+START_TEST(test_dispatch_streams_service)
+{
+    unsigned status;
+    json_t *j;
+
+    j = call_target(STREAMS "ListStreams", "{}", true, &status);
+    ck_assert_uint_eq(status, 200);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "Streams")), 0);
+    json_decref(j);
+    j = call_target(TARGET "ListStreams", "{}", true, &status);
+    ck_assert_str_eq(code_of(j), "UnknownOperationException");
+    json_decref(j);
+    /* the shared steps run for the second service too: shape checks */
+    j = call_target(STREAMS "DescribeStream", "{}", true, &status);
+    ck_assert_uint_eq(status, 400);
+    ck_assert_str_eq(code_of(j), "ValidationException");
+    json_decref(j);
+    j = call_target(STREAMS "GetRecords",
+                    "{\"ShardIterator\":\"x\",\"Limit\":1001}", true, &status);
+    ck_assert_str_eq(message_of(j), "1 validation error detected: Value "
+                     "'1001' at 'limit' failed to satisfy constraint: "
+                     "Member must have value less than or equal to 1000");
+    json_decref(j);
+    /* a table created with a stream is listed by the other service */
+    json_decref(ok("CreateTable",
+                   "{\"TableName\":\"withstream\",\"BillingMode\":"
+                   "\"PAY_PER_REQUEST\",\"AttributeDefinitions\":[{"
+                   "\"AttributeName\":\"k\",\"AttributeType\":\"S\"}],"
+                   "\"KeySchema\":[{\"AttributeName\":\"k\",\"KeyType\":"
+                   "\"HASH\"}],\"StreamSpecification\":{\"StreamEnabled\":"
+                   "true,\"StreamViewType\":\"KEYS_ONLY\"}}"));
+    j = call_target(STREAMS "ListStreams", "{}", true, &status);
+    ck_assert_uint_eq(status, 200);
+    ck_assert_uint_eq(json_array_size(json_object_get(j, "Streams")), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_array_get(json_object_get(j, "Streams"), 0),
+                         "TableName")),
+                     "withstream");
+    json_decref(j);
 }
 END_TEST
 
@@ -310,6 +381,7 @@ dispatch_suite(void)
     tcase_add_test(tc, test_dispatch_protocol_order);
     tcase_add_test(tc, test_dispatch_item_steps);
     tcase_add_test(tc, test_dispatch_capacity);
+    tcase_add_test(tc, test_dispatch_streams_service);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -137,6 +137,7 @@ START_TEST(test_conf_help_version)
     conf_defaults(&c);
     ck_assert_int_eq(parse(&c, help), 1);
     ck_assert_int_eq(parse(&c, version), 1);
+
 }
 END_TEST
 
@@ -445,6 +446,52 @@ START_TEST(test_conf_table_entries)
 }
 END_TEST
 
+/* The manual page (conf/man.c) is written from the table: every setting
+ * appears as a flag in the OPTIONS section, with its roff-escaped name as
+ * the config key, its default, and its per-table tag for the knobs. */
+START_TEST(test_conf_man_lists_every_setting)
+{
+    char *page = NULL, *opts, want[256], name[128];
+    size_t len = 0, i, j, k;
+    FILE *f = open_memstream(&page, &len);
+
+    ck_assert_ptr_nonnull(f);
+    conf_man(f);
+    fclose(f);
+    ck_assert_msg(strncmp(page, ".\\\" Generated", 13) == 0, "%.40s", page);
+    ck_assert_ptr_nonnull(strstr(page, "\n.TH SHARDLOCAL 1 "));
+    opts = strstr(page, "\n.SH OPTIONS\n");
+    ck_assert_ptr_nonnull(opts);
+    ck_assert_ptr_nonnull(strstr(opts, "\n.SH CONFIGURATION FILE\n"));
+    for (i = 0; i < conf_noptions; i++) {
+        const struct conf_option *o = &conf_options[i];
+
+        for (j = k = 0; o->name[j] != '\0' && k + 3 < sizeof(name); j++) {
+            if (o->name[j] == '-')
+                name[k++] = '\\';
+            name[k++] = o->name[j];
+        }
+        name[k] = '\0';
+        snprintf(want, sizeof(want), "\n.TP\n\\fB\\-\\-%s\\fR", name);
+        ck_assert_msg(strstr(opts, want) != NULL, "no flag %s", o->name);
+        if (o->type != CONF_FILE) {
+            snprintf(want, sizeof(want), "Configuration key: \\fB%s\\fR.",
+                     name);
+            ck_assert_msg(strstr(opts, want) != NULL, "no key %s", o->name);
+        }
+        if (o->flags & CONF_TABLE) {
+            snprintf(want, sizeof(want), "tag \\fBshardlocal:%s\\fR.", name);
+            ck_assert_msg(strstr(opts, want) != NULL, "no tag %s", o->name);
+        }
+    }
+    /* A bare '-' would render as a hyphen: every dash is escaped. */
+    ck_assert_ptr_null(strstr(opts, " --"));
+    ck_assert_ptr_nonnull(strstr(opts, "Default: 8000."));
+    ck_assert_ptr_nonnull(strstr(opts, "\\fB\\-\\-help\\-man\\fR"));
+    free(page);
+}
+END_TEST
+
 static Suite *
 conf_suite(void)
 {
@@ -476,6 +523,7 @@ conf_suite(void)
     tc = tcase_create("table");
     tcase_add_test(tc, test_conf_table_entries);
     tcase_add_test(tc, test_conf_docs_list_every_setting);
+    tcase_add_test(tc, test_conf_man_lists_every_setting);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/expr/expr.h"
+#include "tests/unit/expr/jlit.h"
 
 /* ------------------------------------------------------------------------
  * Helpers
@@ -18,25 +19,6 @@
 static struct ddb_err err;
 static json_t *g_names, *g_values;
 static struct expr_env *g_env;
-
-/* Parse JSON written with ' for ". New reference; fails the test on bad
- * JSON. */
-static json_t *
-J(const char *s)
-{
-    char *buf = strdup(s), *p;
-    json_error_t je;
-    json_t *j;
-
-    ck_assert_ptr_nonnull(buf);
-    for (p = buf; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    j = json_loads(buf, JSON_DECODE_ANY, &je);
-    ck_assert_msg(j != NULL, "bad test JSON %s: %s", s, je.text);
-    free(buf);
-    return j;
-}
 
 static void
 setup(void)

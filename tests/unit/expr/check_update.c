@@ -9,23 +9,7 @@
 #include <string.h>
 
 #include "api/expr/expr.h"
-
-static json_t *
-J(const char *s)
-{
-    char *buf = strdup(s), *p;
-    json_error_t je;
-    json_t *j;
-
-    ck_assert_ptr_nonnull(buf);
-    for (p = buf; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    j = json_loads(buf, JSON_DECODE_ANY, &je);
-    ck_assert_msg(j != NULL, "bad test JSON %s: %s", s, je.text);
-    free(buf);
-    return j;
-}
+#include "tests/unit/expr/jlit.h"
 
 struct key_case {
     const char *text;

@@ -50,45 +50,6 @@ item_n(const json_t *item)
     return fixture_num(item, "n");
 }
 
-/* Mutate callback: store arg (an item). */
-static int
-put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
-{
-    (void)old;
-    (void)keep;
-    (void)err;
-    *new_item = json_incref((json_t *)arg);
-    *new_size = 10;
-    return 0;
-}
-
-static int
-keep_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
-{
-    (void)arg;
-    (void)old;
-    (void)new_item;
-    (void)new_size;
-    (void)err;
-    *keep = true;
-    return 0;
-}
-
-/* Writes a new item, then fails: nothing must be written. */
-static int
-fail_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
-{
-    (void)old;
-    (void)keep;
-    *new_item = json_incref((json_t *)arg);
-    *new_size = 10;
-    return ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED,
-                       "The conditional request failed");
-}
-
 /* Increment attribute n (creating the item at 1). */
 static int
 incr_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
@@ -112,7 +73,7 @@ put(struct stable *t, const char *pk, const char *sk, long n)
 
     ddb_err_init(&err);
     fixture_skey(&k, pk, sk);
-    ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
     json_decref(item);
 }
 
@@ -436,7 +397,7 @@ START_TEST(test_storage_mutate)
     fixture_skey(&k, "p", "s");
 
     /* failing fn on an absent row: still absent */
-    ck_assert_int_eq(stable_mutate(t, &k, fail_fn, v2, &err), -1);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_fail_fn, v2, &err), -1);
     ck_assert_int_eq(err.type, DDB_CONDITIONAL_CHECK_FAILED);
     ddb_err_clear(&err);
     ck_assert_int_eq(get_n(t, "p", "s"), -1);
@@ -444,14 +405,14 @@ START_TEST(test_storage_mutate)
     put(t, "p", "s", 1);
     ck_assert_int_eq(get_n(t, "p", "s"), 1);
     /* failing fn on a present row: untouched */
-    ck_assert_int_eq(stable_mutate(t, &k, fail_fn, v2, &err), -1);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_fail_fn, v2, &err), -1);
     ddb_err_clear(&err);
     ck_assert_int_eq(get_n(t, "p", "s"), 1);
     /* keep */
-    ck_assert_int_eq(stable_mutate(t, &k, keep_fn, NULL, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_keep_fn, NULL, &err), 0);
     ck_assert_int_eq(get_n(t, "p", "s"), 1);
     /* replace */
-    ck_assert_int_eq(stable_mutate(t, &k, put_fn, v2, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, v2, &err), 0);
     ck_assert_int_eq(get_n(t, "p", "s"), 2);
     /* the store works after a failure (no transaction left open) */
     ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
@@ -484,7 +445,7 @@ START_TEST(test_storage_binary_keys)
     ck_assert_int_eq(storage_table_create(st, "T", NULL, 2, &err), 0);
     t = storage_table_get(st, "T");
     fixture_key(&k, pk, sizeof(pk), sk, sizeof(sk));
-    ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
     ck_assert_int_eq(stable_get(t, &k, &got, &err), 0);
     ck_assert_ptr_nonnull(got);
     ck_assert(json_equal(got, item));
@@ -676,7 +637,7 @@ START_TEST(test_storage_query_key_set_compat)
     key_set(&k, 'S', (const uint8_t *)"user#1", 6, (const uint8_t *)"a", 1);
     ck_assert_uint_eq(stable_part_of(t, k.hash),
                       (unsigned)(key_hash64(k.hash) >> 61));
-    ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
+    ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
     ck_assert_int_eq(stable_query(t, h_of("user#1"), B("user#1"), NULL, true, NULL, 0,
                                   collect_fn, c, &err), 0);
     ck_assert_int_eq(c->count, 1);
@@ -709,7 +670,7 @@ START_TEST(test_storage_query_prefix_ff)
         json_t *item = mk_item("p", "x", (long)i);
 
         fixture_key(&k, "p", 1, sks[i], 3);
-        ck_assert_int_eq(stable_mutate(t, &k, put_fn, item, &err), 0);
+        ck_assert_int_eq(stable_mutate(t, &k, fixture_put_fn, item, &err), 0);
         json_decref(item);
     }
     memset(&r, 0, sizeof(r));

@@ -106,3 +106,73 @@ fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
     (void)err;
     return 0;
 }
+
+int
+fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
+               size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)old;
+    (void)keep;
+    (void)err;
+    if (arg != NULL) {
+        *new_item = json_incref((json_t *)arg);
+        *new_size = 10;
+    }
+    return 0;
+}
+
+int
+fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)arg;
+    (void)old;
+    (void)new_item;
+    (void)new_size;
+    (void)err;
+    *keep = true;
+    return 0;
+}
+
+int
+fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
+                size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    (void)old;
+    (void)keep;
+    *new_item = json_incref((json_t *)arg);
+    *new_size = 10;
+    return ddb_err_set(err, DDB_CONDITIONAL_CHECK_FAILED,
+                       "The conditional request failed");
+}
+
+/* The switch's description: its marker, and the marks for the caller. */
+struct marks {
+    uint64_t seq, ms;
+};
+
+static json_t *
+mark_fn(void *arg, uint64_t seq, uint64_t ms, struct ddb_err *err)
+{
+    struct marks *m = arg;
+
+    (void)err;
+    m->seq = seq;
+    m->ms = ms;
+    return json_pack("{s:I}", "marker", (json_int_t)seq);
+}
+
+void
+fixture_log_switch(struct stable *t, bool on, uint64_t *seq, uint64_t *ms)
+{
+    struct marks m = { 0, 0 };
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(stable_log_switch(t, on, 0, mark_fn, &m, &err), 0);
+    ck_assert(stable_log_on(t) == on);
+    if (seq != NULL)
+        *seq = m.seq;
+    if (ms != NULL)
+        *ms = m.ms;
+}

@@ -40,5 +40,20 @@ long fixture_get_num(struct stable *t, const char *pk, const char *sk,
 /* stable_mutate_fn that deletes the item. */
 int fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
                    size_t *new_size, bool *keep, struct ddb_err *err);
+/* stable_mutate_fns: store arg (an item; NULL deletes) as 10 bytes; leave
+ * the row alone; propose arg, then fail with ConditionalCheckFailed (so
+ * nothing may be written). */
+int fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
+                   size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
+                    size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
+                    size_t *new_size, bool *keep, struct ddb_err *err);
+
+/* Switch t's change log on or off (stable_log_switch) with an empty
+ * description; *seq and *ms (may be NULL) receive the marker and the
+ * birth time. */
+void fixture_log_switch(struct stable *t, bool on, uint64_t *seq,
+                        uint64_t *ms);
 
 #endif

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/* man.c - the manual page shardlocal(1), written from the settings table
+ * (conf/options.c) by `shardlocal --help-man`: every flag and config key
+ * appears, with its type, range, default and help, so the page cannot fall
+ * behind the code. The build runs it to make shardlocal.1 (Makefile.am). */
+
+#include <ctype.h>
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "conf/conf.h"
+
+/* Write s to out escaped for roff: '\' and '-' (a hyphen in a flag must
+ * be a minus, or man renders it as a hyphen that cannot be searched or
+ * pasted), and a '.' or '\'' that would start a request at a line's head. */
+static void
+roff(FILE *out, const char *s)
+{
+    bool bol = true;
+
+    for (; *s != '\0'; s++) {
+        if (bol && (*s == '.' || *s == '\''))
+            fputs("\\&", out);
+        if (*s == '\\')
+            fputs("\\e", out);
+        else if (*s == '-')
+            fputs("\\-", out);
+        else
+            fputc(*s, out);
+        bol = *s == '\n';
+    }
+}
+
+/* The value a setting takes, as the synopsis of its flag shows it. */
+static const char *
+metavar(const struct conf_option *o)
+{
+    switch (o->type) {
+    case CONF_UINT:
+        return "N";
+    case CONF_DOUBLE:
+        return "X";
+    case CONF_BOOL:
+        return "on|off";
+    case CONF_FLAG:
+        return NULL;
+    case CONF_STRING:
+        return "TEXT";
+    case CONF_DIGITS:
+        return "DIGITS";
+    case CONF_CHOICE:
+        return "WORD";
+    case CONF_SIZE:
+        return "SIZE";
+    case CONF_FILE:
+        return "FILE";
+    }
+    return "VALUE";
+}
+
+/* One sentence on what values o accepts, from its type and range. */
+static void
+accepts(FILE *out, const struct conf_option *o)
+{
+    size_t i;
+
+    switch (o->type) {
+    case CONF_UINT:
+        fprintf(out, "An integer from %.0f to %.0f.", o->min, o->max);
+        break;
+    case CONF_DOUBLE:
+        if (o->min == DBL_TRUE_MIN)
+            fprintf(out, "A number above 0, at most %.0f.", o->max);
+        else
+            fprintf(out, "A number from %g to %.0f.", o->min, o->max);
+        break;
+    case CONF_BOOL:
+        fputs("On or off (also true/false, yes/no, 1/0).", out);
+        break;
+    case CONF_FLAG:
+        fputs("A flag: given alone it means on; in the configuration file "
+              "write it as a key with the value true or false.", out);
+        break;
+    case CONF_STRING:
+        fprintf(out, "Text of 1 to %zu bytes.", o->size - 1);
+        break;
+    case CONF_DIGITS:
+        fprintf(out, "Exactly %.0f decimal digits.", o->min);
+        break;
+    case CONF_CHOICE:
+        fputs("One of", out);
+        for (i = 0; o->choices[i] != NULL; i++)
+            fprintf(out, "%s %s", i == 0 ? "" : ",", o->choices[i]);
+        fputs(" (any case).", out);
+        break;
+    case CONF_SIZE:
+        fputs("A byte count with an optional suffix KB, MB, GB or TB "
+              "(1 KB = 1024 bytes).", out);
+        break;
+    case CONF_FILE:
+        fputs("Command line only.", out);
+        break;
+    }
+}
+
+/* The OPTIONS section: one tagged paragraph per setting, in --help's
+ * order, then --help, --version and --help-man. */
+static void
+options(FILE *out)
+{
+    size_t i;
+
+    for (i = 0; i < conf_noptions; i++) {
+        const struct conf_option *o = &conf_options[i];
+        const char *mv = metavar(o), *help;
+
+        fputs(".TP\n\\fB", out);
+        roff(out, "--");
+        roff(out, o->name);
+        fputs("\\fR", out);
+        if (mv != NULL) {
+            fputs(" \\fI", out);
+            roff(out, mv);
+            fputs("\\fR", out);
+        }
+        fputc('\n', out);
+        /* The help line as a sentence (--help prints it lower-case),
+         * without the "on|off: " the synopsis already shows. */
+        help = o->help;
+        if (strncmp(help, "on|off: ", 8) == 0)
+            help += 8;
+        fputc(toupper((unsigned char)help[0]), out);
+        roff(out, help + 1);
+        fputs(".\n", out);
+        accepts(out, o);
+        if (o->def != NULL)
+            fprintf(out, " Default: %s.", o->def);
+        if (o->type != CONF_FILE) {
+            fputs("\nConfiguration key: \\fB", out);
+            roff(out, o->name);
+            fputs("\\fR.", out);
+        }
+        if (o->flags & CONF_TABLE) {
+            fputs(" Per table: the CreateTable tag \\fBshardlocal:", out);
+            roff(out, o->name);
+            fputs("\\fR.", out);
+        }
+        fputc('\n', out);
+    }
+    fputs(".TP\n\\fB\\-\\-help\\fR, \\fB\\-h\\fR\n"
+          "Print a summary of the options and exit.\n"
+          ".TP\n\\fB\\-\\-version\\fR\nPrint the version and exit.\n"
+          ".TP\n\\fB\\-\\-help\\-man\\fR\n"
+          "Print this manual page (roff) and exit.\n", out);
+}
+
+/* The whole page. Sections after OPTIONS are prose about what the server
+ * does at run time; README.md and docs/ hold the long form. */
+void
+conf_man(FILE *out)
+{
+    fputs(".\\\" Generated by shardlocal --help-man from conf/options.c; "
+          "do not edit.\n", out);
+    fprintf(out, ".TH SHARDLOCAL 1 \"\" \"%s\" \"User Commands\"\n"
+            ".nh\n", PACKAGE_STRING);
+    fputs(".SH NAME\n"
+          "shardlocal \\- a local server that speaks the Amazon DynamoDB "
+          "API, with partition\\-level throttling\n"
+          ".SH SYNOPSIS\n"
+          ".B shardlocal\n[\\fIoptions\\fR]\n"
+          ".SH DESCRIPTION\n"
+          "\\fBshardlocal\\fR answers the DynamoDB API on HTTP, so the "
+          "AWS SDKs, the AWS CLI and any DynamoDB client work against it "
+          "with their endpoint set to it (any credentials are accepted). "
+          "Each table is stored as partitions split by the MD5 hash of the "
+          "partition key, one SQLite database per partition, and capacity "
+          "is metered and throttled per partition as DynamoDB does.\n"
+          ".PP\n"
+          "It serves until SIGINT or SIGTERM: requests in flight finish, "
+          "the store is closed, and it exits 0. Writes it has acknowledged "
+          "survive a crash of the process.\n"
+          ".SH OPTIONS\n"
+          "Every option is both a flag (\\fB\\-\\-name\\fR \\fIvalue\\fR "
+          "or \\fB\\-\\-name=\\fR\\fIvalue\\fR) and a key of the "
+          "configuration file (\\fIname\\fR = \\fIvalue\\fR). Flags "
+          "override the file. The throttling knobs can also be set for "
+          "one table with a CreateTable tag "
+          "\\fBshardlocal:\\fR\\fIname\\fR.\n", out);
+    options(out);
+    fputs(".SH CONFIGURATION FILE\n"
+          "One \\fIkey\\fR = \\fIvalue\\fR per line; \\fB#\\fR starts a "
+          "comment; the keys are the option names above without the "
+          "leading dashes. \\fB\\-\\-config\\fR \\fIFILE\\fR reads a file "
+          "before the command line is applied. The example file, with "
+          "every key documented, is installed as "
+          "\\fIshardlocal/shardlocal.conf\\fR under the system "
+          "configuration directory (\\fI/etc\\fR for the Debian "
+          "package).\n"
+          ".SH ENDPOINTS\n"
+          ".TP\n\\fBPOST /\\fR\nThe DynamoDB API (\\fBX\\-Amz\\-Target\\fR "
+          "names the operation).\n"
+          ".TP\n\\fBGET /\\fR\nThe health check DynamoDB answers.\n"
+          ".TP\n\\fBGET /shardlocal\\fR\nVersion, clock, limits and the list "
+          "of admin endpoints: per\\-table partitions and hot keys, the "
+          "virtual clock, fault injection.\n"
+          ".TP\n\\fBGET /shardlocal/ui\\fR\nA live view of partitions, "
+          "throttles and hot keys.\n"
+          ".TP\n\\fBGET /metrics\\fR\nPrometheus text with CloudWatch's "
+          "metric names.\n"
+          ".SH EXIT STATUS\n"
+          "0 after a clean shutdown or \\fB\\-\\-help\\fR/"
+          "\\fB\\-\\-version\\fR; 1 when the store cannot be opened or the "
+          "port cannot be bound; 2 for a bad flag, key or value (one line "
+          "on standard error names it).\n"
+          ".SH EXAMPLES\n"
+          "Serve on port 8000 with tables in memory and laptop\\-scale "
+          "throttling (a partition takes 10 writes a second):\n"
+          ".PP\n.RS\n.nf\n"
+          "shardlocal \\-\\-in\\-memory \\-\\-throttle\\-scale 0.01\n"
+          "aws dynamodb list\\-tables \\-\\-endpoint\\-url "
+          "http://127.0.0.1:8000\n"
+          ".fi\n.RE\n"
+          ".PP\n"
+          "A test server on a free port, its time moved only by the test:\n"
+          ".PP\n.RS\n.nf\n"
+          "shardlocal \\-\\-port 0 \\-\\-port\\-file /tmp/port "
+          "\\-\\-in\\-memory \\-\\-virtual\\-clock\n"
+          ".fi\n.RE\n"
+          ".SH SEE ALSO\n"
+          "\\fBaws\\fR(1). The project's README.md and docs/throttling.md "
+          "describe the throttling model and every admin endpoint.\n",
+          out);
+}
