@@ -130,6 +130,55 @@ class SearchVectorsWire(unittest.TestCase):
                                        "IndexName": "x"}}])
         self.assertTrue(re.search(r"failed to satisfy constraint", msg), msg)
 
+    # PartiQL writes are base-table writes like any other: the index
+    # follows INSERT, UPDATE, DELETE and ExecuteTransaction, while the
+    # index itself is not readable through PartiQL (developer guide,
+    # "Requirements and limitations": vector indexes are not accessible
+    # through PartiQL; the answer for a SELECT on one is our choice, the
+    # one for any index the table does not have). A vector PartiQL writes
+    # that the index cannot take is refused as PutItem refuses it.
+    def test_partiql_writes_keep_the_index(self):
+        t = unique_name("vwp")
+        api = self.api
+        api.ok("CreateTable", **table_request(t, [vector_index()]))
+        try:
+            def found():
+                out = api.ok("SearchVectors", TableName=t, IndexName="vix",
+                             SearchVector=vec(1, 0, 0), TopK=10)
+                return sorted(r["Item"]["pk"]["S"]
+                              for r in out["SearchResults"])
+
+            def stmt(s):
+                return api.ok("ExecuteStatement", Statement=s)
+
+            stmt("INSERT INTO \"%s\" VALUE {'pk': 'a', "
+                 "'embedding': [1, 0, 0]}" % t)
+            stmt("INSERT INTO \"%s\" VALUE {'pk': 'b', "
+                 "'embedding': [0, 1, 0]}" % t)
+            self.assertEqual(found(), ["a", "b"])
+            code, msg = api.error("ExecuteStatement", Statement=(
+                "INSERT INTO \"%s\" VALUE {'pk': 'c', "
+                "'embedding': [1, 0]}" % t))
+            self.assertEqual(code, "ValidationException")
+            self.assertIn("Expected: 3, Actual: 2", msg)
+            stmt("UPDATE \"%s\" REMOVE embedding WHERE pk = 'b'" % t)
+            self.assertEqual(found(), ["a"])
+            stmt("UPDATE \"%s\" SET embedding = [0, 0, 1] "
+                 "WHERE pk = 'b'" % t)
+            self.assertEqual(found(), ["a", "b"])
+            stmt("DELETE FROM \"%s\" WHERE pk = 'a'" % t)
+            self.assertEqual(found(), ["b"])
+            api.ok("ExecuteTransaction", TransactStatements=[
+                {"Statement": "DELETE FROM \"%s\" WHERE pk = 'b'" % t},
+                {"Statement": "INSERT INTO \"%s\" VALUE {'pk': 'd', "
+                              "'embedding': [1, 1, 0]}" % t}])
+            self.assertEqual(found(), ["d"])
+            code, msg = api.error("ExecuteStatement", Statement=(
+                "SELECT * FROM \"%s\".\"vix\"" % t))
+            self.assertEqual(code, "ValidationException")
+        finally:
+            api.call("DeleteTable", TableName=t)
+
 
 if __name__ == "__main__":
     unittest.main()

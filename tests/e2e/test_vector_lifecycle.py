@@ -148,6 +148,38 @@ class VectorLifecycle(OwnServerCase):
                      SearchVector=vec(1, 0, 0), TopK=1)
         self.assertEqual(out["SearchResults"][0]["Item"]["pk"]["S"], "a")
 
+    # Time to Live deletes an expired item through the shared write path:
+    # it leaves the vector index as a DeleteItem would (the developer
+    # guide's "Using vector indexes" says nothing of TTL; a deleted item
+    # in search results is what no user would expect). The clock's move
+    # runs the sweep (--virtual-clock).
+    def test_ttl_expiry_leaves_the_index(self):
+        api = self.api
+        api.ok("CreateTable", **table_request("ttlv", [vector_index()]))
+        api.clock(DELAY)
+        api.ok("UpdateTimeToLive", TableName="ttlv",
+               TimeToLiveSpecification={"Enabled": True,
+                                        "AttributeName": "exp"})
+        api.clock(DELAY)
+        now = api.clock(0)["now_ms"] // 1000
+        for pk, exp, e in (("gone", now - 10, vec(1, 0, 0)),
+                           ("kept", now + 3600, vec(1, 1, 0))):
+            api.ok("PutItem", TableName="ttlv", Item={
+                "pk": {"S": pk}, "exp": {"N": str(exp)},
+                "embedding": {"L": e}})
+
+        def found(k):
+            out = api.ok("SearchVectors", TableName="ttlv", IndexName="vix",
+                         SearchVector=vec(1, 0, 0), TopK=k)
+            return [r["Item"]["pk"]["S"] for r in out["SearchResults"]]
+
+        self.assertEqual(found(10), ["gone", "kept"])
+        self.assertEqual(api.clock(1000)["ttl_deleted"], 1)
+        # The nearest left is the kept item: a TopK of 1 finds it, which
+        # an index still holding the deleted item's vector would not.
+        self.assertEqual(found(1), ["kept"])
+        self.assertEqual(found(10), ["kept"])
+
 
 if __name__ == "__main__":
     unittest.main()
