@@ -113,7 +113,10 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
                            "One or more parameter values were invalid: You "
                            "cannot modify stream status while updating "
                            "table IOPS");
-    if (u->stream.present && u->gsiu != NULL)
+    /* A vector index update is held to the GSI rule: no recording shows
+     * DynamoDB's answer, and an index changing beside a stream change is
+     * what that rule refuses (our choice). */
+    if (u->stream.present && (u->gsiu != NULL || u->vu != NULL))
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: You "
                            "cannot create or delete index while changing "
