@@ -126,7 +126,7 @@ echo "run.sh: testing $SHARDLOCAL_ENDPOINT"
 # A hung server must not hang `make check`: cap each suite.
 LIMIT=
 if command -v timeout >/dev/null 2>&1; then
-    LIMIT="timeout ${E2E_SUITE_TIMEOUT:-300}"
+    LIMIT="timeout ${E2E_SUITE_TIMEOUT:-600}"
 fi
 # Every tests/e2e/test_*.py runs in the py suites; the ones below start
 # their own servers or need a newer client, so only the py suite runs them
@@ -149,7 +149,7 @@ done
 run_py() {   # label python modules...
     label=$1; py=$2; shift 2
     echo "=== $label ($py)"
-    (cd "$E2E" && $LIMIT "$py" e2e_runner.py "$label" "$@") \
+    (cd "$E2E" && $LIMIT "$py" -u e2e_runner.py "$label" "$@") \
         > "$tmp/$label.out" 2>&1
     cat "$tmp/$label.out"
     line=$(grep '^E2E-RESULT ' "$tmp/$label.out" | tail -n 1)
