@@ -114,6 +114,9 @@ enum expr_head_use {
     EXPR_HEAD_NESTED                /* reached into: "k.a", "k[0]" */
 };
 enum expr_head_use expr_head_use(const struct expr *e, const char *attr);
+/* The attributes heading e's document paths, each once, in the order of
+ * the text (an empty array for NULL). New reference. */
+json_t *expr_head_names(const struct expr *e);
 /* Apply an update to old (borrowed, NULL when the item does not exist
  * yet). A new item starts from key (the request's Key, borrowed, may be
  * NULL), whose attributes the update's operands see, as in DynamoDB.

@@ -47,6 +47,10 @@ int legacy_attributes_to_get(const json_t *atg, struct legacy_expr *out,
                              struct ddb_err *err);
 int legacy_attribute_updates(const json_t *updates, struct legacy_expr *out,
                              struct ddb_err *err);
+/* KeyConditions: 1 to 2 x LEGACY_KEY_ATTRS_MAX conditions (a GSI key has
+ * up to 4 HASH and 4 RANGE attributes); the caller checks the number
+ * against the key it queries. */
+#define LEGACY_KEY_ATTRS_MAX 4
 int legacy_key_conditions(const json_t *conds, struct legacy_expr *out,
                           struct ddb_err *err);
 

@@ -406,7 +406,11 @@ legacy_filter(const json_t *filter, const json_t *conditional_op,
  * by EQ LE LT GE GT BEGINS_WITH BETWEEN, "Attempted conditional constraint
  * is not an indexable operation", "Query condition missed key schema
  * element: X") need the table: api/ops/query.c's check_key_schema() and
- * expr_keycond() make them, so every operator is translated here.
+ * expr_keycond() make them, so every operator is translated here. So does
+ * the limit of 2 conditions: a GSI with a multi-attribute key takes one
+ * per key attribute, up to 8 (DynamoDB accepts KeyConditions on such a GSI
+ * as on any other: scylladb/scylladb issue 31393, 2026-08, observed
+ * against DynamoDB); more than 8 fit no key.
  */
 int
 legacy_key_conditions(const json_t *conds, struct legacy_expr *out,
@@ -421,7 +425,7 @@ legacy_key_conditions(const json_t *conds, struct legacy_expr *out,
         cond_map("KeyConditions", conds, " AND ", filter_cond, out,
                  err) != 0)
         return -1;
-    if (n != 1 && n != 2) {
+    if (n < 1 || n > 2 * LEGACY_KEY_ATTRS_MAX) {
         legacy_expr_fini(out);
         return ddb_err_set(err, DDB_VALIDATION,
                            "Conditions can be of length 1 or 2 only");

@@ -312,3 +312,31 @@ expr_clauses(const struct expr *e, expr_clause_fn *fn, void *arg,
         return 0;
     return clauses_of(e->root, fn, arg, err);
 }
+
+/* A path_fn: append the path's head to the array arg unless it is there. */
+static bool
+head_collect(const struct expr_path *p, void *arg)
+{
+    json_t *names = arg, *n;
+    size_t len, i;
+    const char *name = head_name(p, NULL, &len);
+
+    if (name == NULL)
+        return true;
+    json_array_foreach(names, i, n)
+        if (name_is(name, len, json_string_value(n)))
+            return true;
+    json_array_append_new(names, json_stringn(name, len));
+    return true;
+}
+
+/* The attributes heading e's document paths, each once, in the order of
+ * the text (e resolved; NULL: none). New reference. */
+json_t *
+expr_head_names(const struct expr *e)
+{
+    json_t *names = json_array();
+
+    path_walk(e, head_collect, names);
+    return names;
+}

@@ -46,29 +46,6 @@ struct sel {
  * Checks on the table and index
  * ---------------------------------------------------------------------- */
 
-/* Whether index d holds attribute attr of the table keyed by base. */
-static bool
-projects(const struct index_def *d, const struct key_schema *base,
-         const char *attr)
-{
-    size_t i;
-
-    if (d->proj == INDEX_PROJ_ALL || strcmp(attr, base->hash_name) == 0 ||
-        strcmp(attr, base->range_name) == 0)
-        return true;
-    for (i = 0; i < d->nhash; i++)
-        if (strcmp(attr, d->hash[i].name) == 0)
-            return true;
-    for (i = 0; i < d->nrange; i++)
-        if (strcmp(attr, d->range[i].name) == 0)
-            return true;
-    for (i = 0; d->proj == INDEX_PROJ_INCLUDE && i < json_array_size(d->nonkey);
-         i++)
-        if (json_str_is(json_array_get(d->nonkey, i), attr))
-            return true;
-    return false;
-}
-
 /* The attributes of names (n) d does not project, as "[a, b]" (each once,
  * in order) into out; 0 when it projects them all. */
 static int
@@ -79,7 +56,7 @@ unprojected(const struct sel *q, const char **names, size_t n,
     int cnt = 0;
 
     for (i = 0; i < n && i < ATTRS_MAX; i++) {
-        if (projects(q->d, &q->tr.ks, names[i]))
+        if (read_index_projects(q->d, &q->tr.ks, names[i]))
             continue;
         for (j = 0; j < i && strcmp(names[j], names[i]) != 0; j++)
             ;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/expr/expr.h"
+#include "api/expr/legacy.h"
 #include "api/expr/request.h"
 #include "api/index/index.h"
 #include "api/ops/ops.h"
@@ -203,7 +204,7 @@ query_validate(struct read_req *r, struct ddb_err *err)
                               "KeyConditions", &r->keycond, err) != 0)
             return -1;
         n = json_object_size(json_object_get(req, "KeyConditions"));
-        if (n != 1 && n != 2)
+        if (n < 1 || n > 2 * LEGACY_KEY_ATTRS_MAX)
             return ddb_err_set(err, DDB_VALIDATION,
                                "Conditions can be of length 1 or 2 only");
         if (r->keycond == NULL)
@@ -487,7 +488,8 @@ query_run_multi(struct read_req *r, struct page *pg, struct ddb_err *err)
     }
     if (read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
         check_filter_keys(r, err) != 0 ||
-        read_check_nested_keys(r, "FilterExpression", err) != 0)
+        read_check_nested_keys(r, "FilterExpression", err) != 0 ||
+        read_check_projected(r, err) != 0)
         goto out;
     key_pk_hash(r->idx->nhash > 1 ? 0 : r->idx->hash[0].type, pk,
                 (size_t)pk_len, h);
@@ -572,7 +574,8 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     }
     if (read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
         check_filter_keys(r, err) != 0 ||
-        read_check_nested_keys(r, "FilterExpression", err) != 0)
+        read_check_nested_keys(r, "FilterExpression", err) != 0 ||
+        read_check_projected(r, err) != 0)
         goto out;
 
     switch (kc.op) {
@@ -643,13 +646,21 @@ out:
 }
 
 /* The checks against the table: the start key's size, then the legacy
- * key conditions against the key schema. */
+ * key conditions against the key schema: more than 2 only on an index
+ * with a multi-attribute key, one per key attribute at most. */
 static int
 query_check(struct read_req *r, struct ddb_err *err)
 {
+    const json_t *kcs = json_object_get(r->req, "KeyConditions");
+    size_t n = json_is_object(kcs) ? json_object_size(kcs) : 0;
+
     if (r->esk != NULL && json_object_size(r->esk) != read_esk_attr_count(r))
         return ddb_err_set(err, DDB_VALIDATION,
                            "The provided starting key is invalid");
+    if (n > 2 && (r->idx == NULL || !index_is_multi(r->idx) ||
+                  n > r->idx->nhash + r->idx->nrange))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "Conditions can be of length 1 or 2 only");
     return check_key_schema(r, err);
 }
 

@@ -277,12 +277,101 @@ read_esk_attr_count(const struct read_req *r)
  * IndexName: read a secondary index instead of the table
  * ---------------------------------------------------------------------- */
 
+bool
+read_index_projects(const struct index_def *d, const struct key_schema *base,
+                    const char *attr)
+{
+    const json_t *n;
+    size_t i;
+
+    if (d->proj == INDEX_PROJ_ALL || strcmp(attr, base->hash_name) == 0 ||
+        (base->range_name[0] != '\0' && strcmp(attr, base->range_name) == 0))
+        return true;
+    for (i = 0; i < d->nhash; i++)
+        if (strcmp(attr, d->hash[i].name) == 0)
+            return true;
+    for (i = 0; i < d->nrange; i++)
+        if (strcmp(attr, d->range[i].name) == 0)
+            return true;
+    if (d->proj == INDEX_PROJ_INCLUDE)
+        json_array_foreach(d->nonkey, i, n)
+            if (json_str_is(n, attr))
+                return true;
+    return false;
+}
+
+/* The attributes heading e's paths that r's index does not store, as
+ * "a, b" into out (empty when all are stored). */
+static void
+unprojected(const struct read_req *r, const struct expr *e, char *out,
+            size_t cap)
+{
+    json_t *names = expr_head_names(e), *n;
+    size_t i, len = 0;
+
+    out[0] = '\0';
+    json_array_foreach(names, i, n) {
+        if (read_index_projects(r->idx, &r->ot.ks, json_string_value(n)))
+            continue;
+        if (len < cap)
+            len += (size_t)snprintf(out + len, cap - len, "%s%s",
+                                    len > 0 ? ", " : "",
+                                    json_string_value(n));
+    }
+    json_decref(names);
+}
+
+/*
+ * A projection (ProjectionExpression, AttributesToGet) on a GSI, and a
+ * filter (FilterExpression, QueryFilter, ScanFilter) on any index, may use
+ * only what the index stores; for the filter LSIs included, even with Select
+ * ALL_ATTRIBUTES: "One or more parameter values were invalid: Secondary
+ * index gs1 does not project one or more filter attributes:
+ * [friendRequestUserId]" (DynamoDB's reply to a Query of a KEYS_ONLY GSI,
+ * quoted in sensedeep/dynamodb-onetable issue 377, 2022-07); the
+ * Alternator suite's test_lsi.py (run against DynamoDB) refuses it on
+ * KEYS_ONLY and INCLUDE LSIs, matching "hello.*does not project.*filter.*d".
+ */
+int
+read_check_projected(const struct read_req *r, struct ddb_err *err)
+{
+    char miss[1024];
+
+    if (r->idx == NULL || r->idx->proj == INDEX_PROJ_ALL)
+        return 0;
+    /* A GSI cannot fetch from the table: what a projection names must be
+     * stored ("One or more parameter values were invalid: Global
+     * secondary index my_index does not project [table_column]":
+     * DynamoDB's reply quoted in localstack/localstack issue 478, 2017). */
+    if (r->idx->global) {
+        unprojected(r, r->proj, miss, sizeof(miss));
+        if (miss[0] != '\0')
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Global secondary index %s does not project "
+                               "[%s]", r->idx->name, miss);
+    }
+    if (r->filter == NULL)
+        return 0;
+    unprojected(r, r->filter, miss, sizeof(miss));
+    if (miss[0] == '\0')
+        return 0;
+    return ddb_err_set(err, DDB_VALIDATION,
+                       "One or more parameter values were invalid: Secondary "
+                       "index %s does not project one or more filter "
+                       "attributes: [%s]", r->idx->name, miss);
+}
+
 /*
  * Resolve IndexName (after the table): the index's key schema becomes the
  * one key conditions, start keys and filters are checked against. GSIs
  * reject ConsistentRead and, unless they project ALL, Select
- * ALL_ATTRIBUTES; an LSI that does not project everything fetches the
- * items from the table when more than its projection may be needed.
+ * ALL_ATTRIBUTES. An LSI that does not project everything fetches the
+ * items from the table for Select ALL_ATTRIBUTES and for a projection of
+ * attributes it does not store ("If any of the requested attributes are
+ * not projected into the local secondary index, DynamoDB fetches each of
+ * these attributes from the parent table": API reference, Query), only
+ * for the rows its filter kept.
  */
 static int
 check_index(struct api_ctx *ctx, struct read_req *r, struct ddb_err *err)
@@ -325,10 +414,14 @@ check_index(struct api_ctx *ctx, struct read_req *r, struct ddb_err *err)
                            "projection type is not ALL", name);
     r->qks = &r->idx->ks;
     r->src = r->idx->t;
-    if (!r->idx->global && r->idx->proj != INDEX_PROJ_ALL &&
-        ((sel != NULL && strcmp(sel, "ALL_ATTRIBUTES") == 0) ||
-         r->proj != NULL || r->filter != NULL))
-        r->fetch = true;
+    if (!r->idx->global && r->idx->proj != INDEX_PROJ_ALL) {
+        char miss[8];
+
+        unprojected(r, r->proj, miss, sizeof(miss));
+        if ((sel != NULL && strcmp(sel, "ALL_ATTRIBUTES") == 0) ||
+            miss[0] != '\0')
+            r->fetch = true;
+    }
     return 0;
 }
 
@@ -471,14 +564,15 @@ read_page_row(void *arg, const struct item_key *k, const json_t *item,
         scan_note(r, pg, k, size);
     pg->scanned++;
     pg->bytes += size;
-    if (r->fetch) {
+    /* The filter sees only what the index stores (see
+     * read_check_filter_projected), so it runs on the row. */
+    if (r->filter != NULL && expr_eval(r->filter, item, &keep, err) != 0)
+        return -1;
+    if (r->fetch && keep) {
         /* The item comes from the table after the read (the partition
          * lock is held here). */
         json_array_append(pg->pending, (json_t *)item);
         keep = false;
-    } else if (r->filter != NULL &&
-               expr_eval(r->filter, item, &keep, err) != 0) {
-        return -1;
     }
     if (keep) {
         pg->count++;
@@ -539,18 +633,17 @@ read_page_reply(struct read_req *r, struct page *pg)
 }
 
 /*
- * LSI reads that need more than the projection: fetch each row's item from
- * the table (after the index read released its partition), then filter
- * and project it. An item deleted in between is skipped.
+ * LSI reads that need more than the projection: fetch the item of each
+ * row the filter kept from the table (after the index read released its
+ * partition), then project it. An item deleted in between is skipped.
  */
 int
 read_page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err)
 {
     struct item_key *bk;
     const json_t *row;
-    json_t *item = NULL;
+    json_t *item = NULL, *out;
     size_t i;
-    bool keep;
     int rc = -1;
 
     if (!r->fetch || pg->pending == NULL)
@@ -564,25 +657,12 @@ read_page_fetch(struct read_req *r, struct page *pg, struct ddb_err *err)
         if (item == NULL)
             continue;
         pg->fetched += item_size(item);
-        keep = true;
-        if (r->filter != NULL && expr_eval(r->filter, item, &keep, err) != 0)
-            goto out;
-        if (keep) {
-            const char *sel = member_str(r->req, "Select");
-
-            json_t *out;
-
-            pg->count++;
-            if (r->proj != NULL)
-                out = expr_project(r->proj, item);
-            else if (sel != NULL && strcmp(sel, "ALL_ATTRIBUTES") == 0)
-                out = json_incref(item);
-            else                    /* fetched only to filter */
-                out = index_project(r->idx, &r->ot.ks, item);
-            if (pg->items != NULL)
-                json_array_append(pg->items, out);
-            json_decref(out);
-        }
+        pg->count++;
+        out = r->proj != NULL ? expr_project(r->proj, item)
+                              : json_incref(item);   /* ALL_ATTRIBUTES */
+        if (pg->items != NULL)
+            json_array_append(pg->items, out);
+        json_decref(out);
         json_decref(item);
         item = NULL;
     }

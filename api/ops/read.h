@@ -125,6 +125,14 @@ int read_check_select(const struct read_req *r, struct ddb_err *err);
  * expression. */
 int read_check_nested_keys(struct read_req *r, const char *member,
                            struct ddb_err *err);
+/* Whether index d stores attribute attr: a key attribute of the table
+ * (base) or of d, a NonKeyAttribute of an INCLUDE projection, anything
+ * for ALL. */
+bool read_index_projects(const struct index_def *d,
+                         const struct key_schema *base, const char *attr);
+/* A filter on an index, and a projection on a GSI, may name only
+ * attributes the index stores. */
+int read_check_projected(const struct read_req *r, struct ddb_err *err);
 /* The key attribute names of what is read (table, or index plus table). */
 size_t read_key_names(const struct read_req *r, const char **keys);
 /* Key attributes in a key schema: 1 or 2. */

@@ -123,7 +123,8 @@ scan_check(struct read_req *r, struct ddb_err *err)
 {
     if ((r->esk != NULL && scan_check_start(r, err) != 0) ||
         read_check_nested_keys(r, "ProjectionExpression", err) != 0 ||
-        read_check_nested_keys(r, "FilterExpression", err) != 0)
+        read_check_nested_keys(r, "FilterExpression", err) != 0 ||
+        read_check_projected(r, err) != 0)
         return -1;
     return 0;
 }

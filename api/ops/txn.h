@@ -62,9 +62,9 @@ typedef int txn_resolve_fn(struct api_ctx *ctx, struct txn_item *ti,
 int txn_resolve_write(struct api_ctx *ctx, struct txn_item *ti,
                       struct item_key *k, struct ddb_err *err);
 /* Resolve every action in order. The first error that is not a key
- * schema mismatch is returned as is; otherwise, if any action's key did
- * not match, the transaction is cancelled with ValidationError for those
- * actions and None for the rest. */
+ * schema mismatch is returned as is; the first key that does not match
+ * cancels the transaction: ValidationError for that action, None for
+ * every other. */
 int txn_resolve_all(struct api_ctx *ctx, struct txn_item *ti,
                     struct item_key *keys, size_t n, txn_resolve_fn *fn,
                     struct ddb_err *err);

@@ -26,11 +26,12 @@
 #define TXN_TOKEN_TTL_MS (10u * 60 * 1000)      /* ClientRequestToken */
 #define TXN_RETRIES      100    /* optimistic rounds on indexed tables */
 
-/* Over 4 MB of items (the wording other emulators checked against
- * DynamoDB use; not confirmed here). */
-#define MSG_TXN_TOO_LARGE "Collection size of items exceeded, which can " \
-    "also be caused by the aggregate size of the items in the transaction " \
-    "exceeding the 4MB limit"
+/* Over 4 MB of items. The Alternator suite's test_transact.py, run
+ * against DynamoDB, matches "ValidationException.*size cannot exceed" for
+ * 50 Puts of 100 KB; DynamoDB's whole sentence is not recorded, so the
+ * rest is ours, after the API reference's "The aggregate size of the
+ * items in the transaction cannot exceed 4 MB". */
+#define MSG_TXN_TOO_LARGE "Transaction size cannot exceed 4 MB"
 
 
 /* ------------------------------------------------------------------------
@@ -266,36 +267,36 @@ is_key_schema_error(const struct ddb_err *err)
 
 static int canceled(json_t *reasons, struct ddb_err *err);
 
+/* The first key that does not match cancels the transaction there:
+ * ValidationError for that action, None for every other, the actions
+ * after it not even looked at (two bad Puts and a good one give
+ * [ValidationError, None, None]: the Alternator suite's
+ * test_transact.py, run against DynamoDB). */
 int
 txn_resolve_all(struct api_ctx *ctx, struct txn_item *ti,
                 struct item_key *keys, size_t n, txn_resolve_fn *fn,
                 struct ddb_err *err)
 {
-    json_t *reasons = json_array();
-    bool bad = false;
+    json_t *reasons;
+    size_t i, bad;
 
-    for (size_t i = 0; i < n; i++) {
-        json_t *r;
-
-        if (fn(ctx, &ti[i], &keys[i], err) == 0) {
-            json_array_append_new(reasons, json_pack("{s:s}", "Code",
-                                                     "None"));
+    for (bad = 0; bad < n; bad++) {
+        if (fn(ctx, &ti[bad], &keys[bad], err) == 0)
             continue;
-        }
-        if (!is_key_schema_error(err)) {
-            json_decref(reasons);
+        if (!is_key_schema_error(err))
             return -1;
-        }
-        r = json_pack("{s:s, s:s}", "Code", "ValidationError", "Message",
-                      err->msg);
-        json_array_append_new(reasons, r);
-        ddb_err_clear(err);
-        bad = true;
+        break;
     }
-    if (bad)
-        return canceled(reasons, err);
-    json_decref(reasons);
-    return 0;
+    if (bad == n)
+        return 0;
+    reasons = json_array();
+    for (i = 0; i < n; i++)
+        json_array_append_new(reasons, i != bad
+            ? json_pack("{s:s}", "Code", "None")
+            : json_pack("{s:s, s:s}", "Code", "ValidationError", "Message",
+                        err->msg));
+    ddb_err_clear(err);
+    return canceled(reasons, err);
 }
 
 /* ------------------------------------------------------------------------

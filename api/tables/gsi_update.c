@@ -11,6 +11,7 @@
 #include "api/proto/context.h"
 #include "api/index/index.h"
 #include "api/tables/tables_int.h"
+#include "api/throttle/throttle.h"
 #include "storage/util.h"
 
 /* The action object of one GlobalSecondaryIndexUpdate element and its
@@ -61,6 +62,11 @@ tables_gsi_updates_check(const json_t *gsiu, struct ddb_err *err)
                                "object");
         a = gsiu_action(u, &kind);
         n = tables_str(a, "IndexName");
+        if (strcmp(kind, "Update") == 0 &&
+            json_is_object(json_object_get(a, "WarmThroughput")) &&
+            tables_warm_check_spec(json_object_get(a, "WarmThroughput"), n,
+                                   err) != 0)
+            return -1;
         for (j = 0; j < i; j++) {
             o = gsiu_action(json_array_get(gsiu, j), &kind);
             n2 = tables_str(o, "IndexName");
@@ -338,6 +344,7 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     const char *iname = tables_str(a, "IndexName");
     const json_t *pt = json_object_get(a, "ProvisionedThroughput");
     json_t *defs = NULL, *gd = NULL;
+    struct throttle_limits lim;
     unsigned nparts;
     long long r, w;
     int rc = -1;
@@ -356,8 +363,13 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     if (tables_check_index_key(a, defs, true, err) != 0 ||
         tables_check_projection(a, err) != 0)
         goto out;
+    r = w = 0;
     if (json_has(a, "ProvisionedThroughput") &&
         tables_read_throughput(pt, &r, &w, err) != 0)
+        goto out;
+    tables_limits(ctx, json_object_get(desc, PRIV_TAGS), &lim);
+    if (tables_warm_check_new(ctx, &lim, json_object_get(a, "WarmThroughput"),
+                              on_demand, r, w, iname, err) != 0)
         goto out;
     gd = tables_index_desc_new(ctx, tables_str(desc, "TableName"), a, true,
                                on_demand, "CREATING",
@@ -409,14 +421,16 @@ gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
     return 0;
 }
 
-/* A GSI Update: new ProvisionedThroughput (or OnDemandThroughput). */
+/* A GSI Update: new ProvisionedThroughput (or OnDemandThroughput), or
+ * WarmThroughput (warm.c). */
 static int
-gsi_update(json_t *desc, const json_t *a, bool on_demand, uint64_t now,
-           struct ddb_err *err)
+gsi_update(const struct api_ctx *ctx, json_t *desc, const json_t *a,
+           bool on_demand, uint64_t now, struct ddb_err *err)
 {
     const char *iname = tables_str(a, "IndexName");
     const json_t *pt = json_object_get(a, "ProvisionedThroughput");
     const json_t *odr = json_object_get(a, "OnDemandThroughput");
+    const json_t *warm = json_object_get(a, "WarmThroughput");
     json_t *g, *gpt, *odt;
     long long r, w, cr, cw;
 
@@ -427,6 +441,12 @@ gsi_update(json_t *desc, const json_t *a, bool on_demand, uint64_t now,
         pt = NULL;
     if (json_is_null(odr))
         odr = NULL;
+    if (json_is_object(warm)) {
+        if (tables_warm_update(ctx, desc, iname, warm, now, err) != 0)
+            return -1;
+        if (pt == NULL && odr == NULL)
+            return 0;
+    }
     if (on_demand && pt != NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "One or more parameter values were invalid: The "
@@ -564,7 +584,7 @@ tables_gsi_updates_apply(struct api_ctx *ctx, const json_t *req,
         } else if (strcmp(kind, "Delete") == 0) {
             if (gsi_delete(ctx, desc, a, delayed, err) != 0)
                 return -1;
-        } else if (gsi_update(desc, a, on_demand, now, err) != 0) {
+        } else if (gsi_update(ctx, desc, a, on_demand, now, err) != 0) {
             return -1;
         }
     }

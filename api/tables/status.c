@@ -133,10 +133,11 @@ settle_desc(json_t *desc, uint64_t now_ms)
     json_t *bms, *wt;
     /* Vector indexes move through their phases on their own clock. */
     bool vec = vector_desc_settle(desc, now_ms);
+    bool warm = tables_warm_settle(desc, now_ms);
 
     if (status == NULL || !json_is_integer(until) ||
         (uint64_t)json_integer_value(until) > now_ms)
-        return vec ? SETTLE_CHANGED : SETTLE_SAME;
+        return vec || warm ? SETTLE_CHANGED : SETTLE_SAME;
     if (strcmp(status, "DELETING") == 0)
         return SETTLE_GONE;
     if (strcmp(status, "CREATING") == 0) {

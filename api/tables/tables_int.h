@@ -139,6 +139,9 @@ struct tables_create {
  * free, also after a failure). */
 int tables_check_create(const struct api_ctx *ctx, const json_t *req,
                         struct tables_create *c, struct ddb_err *err);
+/* TableClass, when present, must be one of DynamoDB's two (its own
+ * message, after the request's shape). */
+int tables_check_table_class(const json_t *req, struct ddb_err *err);
 /* Members not supported yet (op names the operation in the message). */
 int tables_reject_unsupported(const json_t *req, const char *op,
                               struct ddb_err *err);
@@ -226,6 +229,52 @@ int tables_stream_retire(struct api_ctx *ctx, const char *name,
  * delay since the stream's change not over at now)? */
 bool tables_stream_busy(const struct api_ctx *ctx, const json_t *desc,
                         uint64_t now);
+
+/* ------------------------------------------------------------------------
+ * WarmThroughput (warm.c)
+ * ---------------------------------------------------------------------- */
+
+struct throttle_limits;
+
+/* The server's throttle limits with the "shardlocal:" knobs among tags (a
+ * Tags list, borrowed, may be NULL) applied. */
+void tables_limits(const struct api_ctx *ctx, const json_t *tags,
+                   struct throttle_limits *lim);
+/* A new table's (iname NULL) or GSI's WarmThroughput request spec (may be
+ * NULL) against its billing (r, w: its capacity units when provisioned):
+ * not below what it gets anyway, not above the per-table quota. */
+int tables_warm_check_new(const struct api_ctx *ctx,
+                          const struct throttle_limits *lim,
+                          const json_t *spec, bool on_demand, long long r,
+                          long long w, const char *iname,
+                          struct ddb_err *err);
+/* CreateTable's WarmThroughput, the table's then each GSI's, after the
+ * other checks (c: the checked request). */
+int tables_warm_check_create(const struct api_ctx *ctx, const json_t *req,
+                             const struct tables_create *c,
+                             struct ddb_err *err);
+/* Its WarmThroughput description (new reference): spec's members, the
+ * default for the others, ACTIVE. */
+json_t *tables_warm_new(const struct throttle_limits *lim, const json_t *spec,
+                        bool on_demand, long long r, long long w);
+/* Raise the WarmThroughput description warm to at least what the billing
+ * gives (new provisioned units, a switch to on-demand): it never drops. */
+void tables_warm_raise(json_t *warm, const struct throttle_limits *lim,
+                       bool on_demand, long long r, long long w);
+/* UpdateTable's WarmThroughput spec names ReadUnitsPerSecond or
+ * WriteUnitsPerSecond (the request alone; iname NULL: the table's). */
+int tables_warm_check_spec(const json_t *spec, const char *iname,
+                           struct ddb_err *err);
+/* UpdateTable's WarmThroughput spec for the table (iname NULL) or GSI
+ * iname of desc: checked, then applied (UPDATING for the status delay). */
+int tables_warm_update(const struct api_ctx *ctx, json_t *desc,
+                       const char *iname, const json_t *spec, uint64_t now,
+                       struct ddb_err *err);
+/* End an increase that is due at now: true when desc changed. */
+bool tables_warm_settle(json_t *desc, uint64_t now);
+/* In out (desc's public copy), the values an increase still UPDATING
+ * replaces. */
+void tables_warm_public(json_t *out, const json_t *desc);
 
 /* ------------------------------------------------------------------------
  * GlobalSecondaryIndexUpdates (gsi_update.c)

@@ -28,6 +28,7 @@ struct update {
     const char *cls;                /* TableClass */
     const json_t *gsiu;             /* GlobalSecondaryIndexUpdates */
     const json_t *vu;               /* VectorIndexUpdates */
+    const json_t *warm;             /* WarmThroughput */
     struct tables_stream_req stream; /* StreamSpecification */
     /* Billing, once the table is open. */
     const char *cur_mode;           /* the table's billing mode now */
@@ -57,6 +58,32 @@ utc_day(const json_t *secs)
  * The request alone, before the table is looked up
  * ---------------------------------------------------------------------- */
 
+/* The table's WarmThroughput goes alone (the same catalogue: "WarmThroughput
+ * must be the only operation in the request", "Create global secondary
+ * index cannot be specified when updating WarmThroughput"). */
+static int
+warm_alone(const struct update *u, const json_t *req, struct ddb_err *err)
+{
+    const json_t *el;
+    size_t i;
+
+    json_array_foreach(u->gsiu, i, el)
+        if (json_has(el, "Create"))
+            return ddb_err_set(err, DDB_VALIDATION,
+                               "One or more parameter values were invalid: "
+                               "Create global secondary index cannot be "
+                               "specified when updating WarmThroughput");
+    if (u->pt != NULL || u->mode != NULL || u->sse != NULL ||
+        u->dp != NULL || u->cls != NULL || u->odt_req != NULL ||
+        u->gsiu != NULL || u->vu != NULL ||
+        json_has(req, "StreamSpecification"))
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "One or more parameter values were invalid: "
+                           "WarmThroughput must be the only operation in the "
+                           "request");
+    return 0;
+}
+
 static int
 update_parse(struct update *u, const json_t *req, struct ddb_err *err)
 {
@@ -80,15 +107,28 @@ update_parse(struct update *u, const json_t *req, struct ddb_err *err)
     u->vu = json_object_get(req, "VectorIndexUpdates");
     if (json_is_null(u->vu))
         u->vu = NULL;
+    u->warm = json_object_get(req, "WarmThroughput");
+    if (!json_is_object(u->warm))
+        u->warm = NULL;
+    /* DynamoDB's list (us-east-1 and us-west-2, 2026-10-09: a catalogue of
+     * recorded ValidationException texts). */
     if (u->pt == NULL && u->mode == NULL && u->sse == NULL &&
         u->dp == NULL && u->cls == NULL && u->odt_req == NULL &&
-        u->gsiu == NULL && u->vu == NULL &&
+        u->gsiu == NULL && u->vu == NULL && u->warm == NULL &&
         json_object_get(req, "StreamSpecification") == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "At least one of ProvisionedThroughput, "
                            "BillingMode, UpdateStreamEnabled, "
-                           "GlobalSecondaryIndexUpdates or SSESpecification "
-                           "or ReplicaUpdates is required");
+                           "GlobalSecondaryIndexUpdates, SSESpecification, "
+                           "ReplicaUpdates, MultiAccountReplicaReady, "
+                           "ReplicaTransitRoleArn, MultiRegionConsistency, "
+                           "DeletionProtectionEnabled, OnDemandThroughput, "
+                           "WarmThroughput or TableClass is required");
+    if (u->warm != NULL && (warm_alone(u, req, err) != 0 ||
+                            tables_warm_check_spec(u->warm, NULL, err) != 0))
+        return -1;
+    if (tables_check_table_class(req, err) != 0)
+        return -1;
     if (u->mode != NULL && strcmp(u->mode, "PROVISIONED") == 0 &&
         u->pt == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
@@ -272,8 +312,35 @@ billing_set_throughput(struct update *u, json_t *desc)
                         json_integer((json_int_t)u->w));
 }
 
+/* WarmThroughput never drops and follows the billing: at least the
+ * highest provisioned units, or on-demand's initial throughput once
+ * switched (a catalogue of recorded behaviours, 2026-10-08: "tracks the
+ * highest RCU/WCU ever provisioned, never decreases; 12000/4000 after
+ * switch to PPR"). The table's and every GSI's. */
 static void
-billing_apply(struct update *u, json_t *desc)
+warm_follow(const struct api_ctx *ctx, json_t *desc, bool on_demand)
+{
+    struct throttle_limits lim;
+    const json_t *pt;
+    json_t *g;
+    size_t i;
+
+    tables_limits(ctx, json_object_get(desc, PRIV_TAGS), &lim);
+    pt = json_object_get(desc, "ProvisionedThroughput");
+    tables_warm_raise(json_object_get(desc, "WarmThroughput"), &lim,
+                      on_demand, tables_uint(pt, "ReadCapacityUnits"),
+                      tables_uint(pt, "WriteCapacityUnits"));
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       g) {
+        pt = json_object_get(g, "ProvisionedThroughput");
+        tables_warm_raise(json_object_get(g, "WarmThroughput"), &lim,
+                          on_demand, tables_uint(pt, "ReadCapacityUnits"),
+                          tables_uint(pt, "WriteCapacityUnits"));
+    }
+}
+
+static void
+billing_apply(const struct api_ctx *ctx, struct update *u, json_t *desc)
 {
     if (is_on_demand(u->eff_mode) && !is_on_demand(u->cur_mode))
         billing_to_on_demand(u, desc);
@@ -283,6 +350,7 @@ billing_apply(struct update *u, json_t *desc)
         json_object_set_new(desc, "OnDemandThroughput", u->odt);
         u->odt = NULL;
     }
+    warm_follow(ctx, desc, is_on_demand(u->eff_mode));
 }
 
 /* ------------------------------------------------------------------------
@@ -345,8 +413,18 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
      * vectorSearch/updateLifecycle.test.ts: the allocation-phase and
      * one-online-index refusals, not the table's status). */
     if (tables_ddl_begin(ctx, param, &d, err) != 0 ||
-        (!vector_only(&u) && tables_check_in_use(d.desc, d.name, err) != 0) ||
-        tables_stream_check(&u.stream, d.desc, d.name, err) != 0 ||
+        (!vector_only(&u) && tables_check_in_use(d.desc, d.name, err) != 0))
+        goto out;
+    if (u.warm != NULL) {
+        /* Alone in the request; the table stays ACTIVE meanwhile. */
+        if (tables_warm_update(ctx, d.desc, NULL, u.warm, u.now, err) != 0 ||
+            stable_set_desc(d.t, d.desc, err) != 0 ||
+            gate_table_resize(ctx, d.t, d.desc, err) != 0)
+            goto out;
+        rc = 0;
+        goto out;
+    }
+    if (tables_stream_check(&u.stream, d.desc, d.name, err) != 0 ||
         billing_check(&u, d.desc, err) != 0)
         goto out;
     /* Index updates first: they can still fail. */
@@ -361,7 +439,7 @@ api_update_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                                     err) != 0)
         goto out;
     u.now_j = tables_epoch(u.now);
-    billing_apply(&u, d.desc);
+    billing_apply(ctx, &u, d.desc);
     table_class_apply(&u, d.desc);
     deletion_protection_apply(&u, d.desc);
     sse_apply(ctx, &u, d.desc);

@@ -202,6 +202,42 @@ throttle_limits_partitions(const struct throttle_limits *lim, double rcu,
     return (unsigned)n;
 }
 
+/* ceil(v / per), at least 1 (at most a million). */
+static unsigned
+parts_for(double v, double per)
+{
+    double q;
+    unsigned n;
+
+    if (!(per > 0) || !(v > per))
+        return 1;
+    q = v / per;
+    if (q > 1e6)
+        return 1000000;
+    n = (unsigned)q;
+    return (double)n < q ? n + 1 : n;
+}
+
+unsigned
+throttle_limits_warm_partitions(const struct throttle_limits *lim,
+                                bool on_demand, double wr, double ww)
+{
+    unsigned r, w, min = 1;
+
+    if (on_demand) {
+        /* A new on-demand table's 4 partitions serve its initial
+         * throughput, a quarter each. */
+        r = parts_for(wr, lim->od_initial_rru / 4);
+        w = parts_for(ww, lim->od_initial_wru / 4);
+        min = 4;
+    } else {
+        r = parts_for(wr, throttle_limits_ceiling(lim, THROTTLE_READ));
+        w = parts_for(ww, throttle_limits_ceiling(lim, THROTTLE_WRITE));
+    }
+    r = r > w ? r : w;
+    return r > min ? r : min;
+}
+
 /* The partition ceiling of t, mu/s. */
 int64_t
 ceiling_mu(const struct throttle_table *t, int op)
@@ -209,7 +245,8 @@ ceiling_mu(const struct throttle_table *t, int op)
     return to_mu(throttle_limits_ceiling(&t->lim, (enum throttle_op)op));
 }
 
-/* The on-demand table's instant capacity now: max(initial, mult x peak). */
+/* The on-demand table's instant capacity now: max(initial, mult x peak,
+ * warm throughput). */
 int64_t
 od_limit(const struct throttle_table *t, int op)
 {
@@ -218,8 +255,9 @@ od_limit(const struct throttle_table *t, int op)
     double mult = t->lim.od_peak_mult > 0 ? t->lim.od_peak_mult : 2;
     int64_t a = to_mu(init * scale_of(&t->lim));
     int64_t b = (int64_t)((double)t->pk[op].settled * mult);
+    int64_t c = to_mu(t->warm[op] * scale_of(&t->lim));
 
-    return max64(a, b);
+    return max64(max64(a, b), c);
 }
 
 /* The on-demand per-table quota, mu/s (none: a huge number). */
@@ -306,6 +344,10 @@ throttle_conf_from_desc(const json_t *desc, const char *index,
     pt = json_object_get(src, "ProvisionedThroughput");
     tc->rcu = num_member(pt, "ReadCapacityUnits");
     tc->wcu = num_member(pt, "WriteCapacityUnits");
+    tc->warm_rru = num_member(json_object_get(src, "WarmThroughput"),
+                              "ReadUnitsPerSecond");
+    tc->warm_wru = num_member(json_object_get(src, "WarmThroughput"),
+                              "WriteUnitsPerSecond");
     odt = json_object_get(src, "OnDemandThroughput");
     tc->od_max_rru = odt != NULL ? num_member(odt, "MaxReadRequestUnits")
                                  : -1;

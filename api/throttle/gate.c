@@ -458,34 +458,6 @@ gate_charge_part(struct api_ctx *ctx, struct stable *t, unsigned part,
     throttle_charge(tt, &tk, units, NULL, 0, ctx->now_ms);
 }
 
-int
-gate_split_all(struct api_ctx *ctx, struct stable *t, struct ddb_err *err)
-{
-    struct throttle_table *tt = gate_table(ctx, t);
-    unsigned i, n;
-    int rc = 0;
-
-    pthread_mutex_lock(&split_mu);
-    n = stable_nparts(t);
-    for (i = n; i-- > 0;) {
-        if (stable_split(t, i, err) != 0) {
-            rc = -1;
-            break;
-        }
-        if (tt != NULL)
-            throttle_table_split(tt, i, ctx->now_ms, err);
-    }
-    /* one event for the whole doubling; a failed one names the partitions
-     * that did split (n - 1 down to i + 1) */
-    if (rc == 0)
-        split_event(ctx, tt, -1, THROTTLE_SPLIT_THROUGHPUT);
-    else
-        while (++i < n)
-            split_event(ctx, tt, (int)i, THROTTLE_SPLIT_THROUGHPUT);
-    pthread_mutex_unlock(&split_mu);
-    return rc;
-}
-
 /* The GSIs with throttle state of one table (registry foreach). */
 struct gsi_list {
     const char *table;
@@ -600,31 +572,115 @@ gate_table_update(struct api_ctx *ctx, struct stable *t, const json_t *desc)
     gsi_update(ctx, stable_name(t), desc);
 }
 
+/* The partitions the table (index NULL) or GSI of desc needs: for its
+ * provisioned throughput and its warm throughput; 0 if not described. */
+static unsigned
+parts_needed(struct throttle_registry *reg, const json_t *desc,
+             const char *index, struct throttle_table_conf *tc)
+{
+    struct throttle_limits lim;
+    unsigned need = 1, warm;
+
+    if (throttle_conf_from_desc(desc, index, 1, tc) != 0)
+        return 0;
+    throttle_registry_limits(reg, &lim);
+    throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
+    if (!tc->on_demand)
+        need = throttle_limits_partitions(&lim, tc->rcu, tc->wcu);
+    warm = throttle_limits_warm_partitions(&lim, tc->on_demand, tc->warm_rru,
+                                           tc->warm_wru);
+    return warm > need ? warm : need;
+}
+
+/* Every partition of t split (the last first), and the throttle state tt
+ * (may be NULL) with it, until t has need of them. */
+static int
+split_to(struct api_ctx *ctx, struct stable *t, struct throttle_table *tt,
+         unsigned need, struct ddb_err *err)
+{
+    unsigned i, n;
+    int rc = 0;
+
+    pthread_mutex_lock(&split_mu);
+    while (rc == 0 && stable_nparts(t) < need && stable_nparts(t) < 4096) {
+        n = stable_nparts(t);
+        for (i = n; i-- > 0;) {
+            if (stable_split(t, i, err) != 0) {
+                rc = -1;
+                break;
+            }
+            if (tt != NULL)
+                throttle_table_split(tt, i, ctx->now_ms, err);
+        }
+        /* one event per doubling; a failed one names the partitions that
+         * did split (n - 1 down to i + 1) */
+        if (rc == 0)
+            split_event(ctx, tt, -1, THROTTLE_SPLIT_THROUGHPUT);
+        else
+            while (++i < n)
+                split_event(ctx, tt, (int)i, THROTTLE_SPLIT_THROUGHPUT);
+    }
+    pthread_mutex_unlock(&split_mu);
+    return rc;
+}
+
+/* The GSIs of desc whose warm or provisioned throughput needs more
+ * partitions than their hidden tables have. */
+static int
+indexes_resize(struct api_ctx *ctx, const char *table, const json_t *desc,
+               struct ddb_err *err)
+{
+    struct throttle_registry *reg = ctx->srv->throttle;
+    struct throttle_table_conf tc;
+    const json_t *g;
+    const char *iname;
+    char hidden[1200];
+    struct stable *it;
+    unsigned need;
+    size_t i;
+    int rc = 0;
+
+    json_array_foreach(json_object_get(desc, "GlobalSecondaryIndexes"), i,
+                       g) {
+        iname = json_string_value(json_object_get(g, "IndexName"));
+        if (iname == NULL || rc != 0)
+            continue;
+        need = parts_needed(reg, desc, iname, &tc);
+        index_table_name(table, iname, hidden, sizeof(hidden));
+        it = storage_table_get(ctx->srv->st, hidden);
+        if (it == NULL)
+            continue;
+        if (stable_nparts(it) < need)
+            rc = split_to(ctx, it, throttle_registry_find(reg, table, iname),
+                          need, err);
+        stable_release(it);
+    }
+    return rc;
+}
+
 int
 gate_table_resize(struct api_ctx *ctx, struct stable *t, const json_t *desc,
                   struct ddb_err *err)
 {
     struct throttle_registry *reg = ctx->srv->throttle;
     struct throttle_table_conf tc;
-    struct throttle_limits lim;
     unsigned need;
     int rc = 0;
 
     if (reg == NULL)
         return 0;
-    if (throttle_conf_from_desc(desc, NULL, stable_nparts(t), &tc) == 0 &&
-        !tc.on_demand) {
-        throttle_registry_limits(reg, &lim);
-        throttle_limits_apply_tags(&lim, json_object_get(desc, "_slTags"));
-        need = throttle_limits_partitions(&lim, tc.rcu, tc.wcu);
-        while (rc == 0 && stable_nparts(t) < need && stable_nparts(t) < 4096)
-            rc = gate_split_all(ctx, t, err);
+    need = parts_needed(reg, desc, NULL, &tc);
+    if (stable_nparts(t) < need) {
+        rc = split_to(ctx, t, gate_table(ctx, t), need, err);
         if (rc == 0 && ctx->srv->conf != NULL &&
-            ctx->srv->conf->log_level >= LOG_INFO && need > 1)
+            ctx->srv->conf->log_level >= LOG_INFO)
             fprintf(stderr, "shardlocal: table %s: %u partitions for "
-                    "%.0f RCU / %.0f WCU\n", stable_name(t),
-                    stable_nparts(t), tc.rcu, tc.wcu);
+                    "%.0f RCU / %.0f WCU, warm %.0f / %.0f\n",
+                    stable_name(t), stable_nparts(t), tc.rcu, tc.wcu,
+                    tc.warm_rru, tc.warm_wru);
     }
+    if (rc == 0)
+        rc = indexes_resize(ctx, stable_name(t), desc, err);
     gate_table_update(ctx, t, desc);
     return rc;
 }

@@ -128,25 +128,20 @@ void gate_charge_other(struct api_ctx *ctx,
 void gate_charge_part(struct api_ctx *ctx, struct stable *t,
                              unsigned part, enum throttle_op op,
                              double units);
-/*
- * Split every partition of t (UpdateTable raising throughput beyond what
- * the partitions can serve): stable_split from the last partition down,
- * each matched by throttle_table_split. -1 with err if a split failed
- * (the partitions split so far stay split, in storage and throttle state).
- */
-int gate_split_all(struct api_ctx *ctx, struct stable *t,
-                   struct ddb_err *err);
 /* UpdateTable: new throughput from desc (the new description, borrowed) on
  * the table's throttle state, if it has one. */
 void gate_table_update(struct api_ctx *ctx, struct stable *t,
                        const json_t *desc);
 /*
  * UpdateTable, after the new description (borrowed) was stored: when the
- * provisioned throughput needs more partitions than t has
- * (throttle_limits_partitions with the table's limits), double the
- * partition count until it suffices (gate_split_all); lowering keeps
- * the partitions. Then the new throughput goes to the throttle state
- * (gate_table_update). -1 with err if a split failed.
+ * provisioned throughput or the warm throughput of the table or of one of
+ * its GSIs needs more partitions than it has (throttle_limits_partitions,
+ * throttle_limits_warm_partitions, with the table's limits), split every
+ * partition (stable_split from the last down, each matched by
+ * throttle_table_split) until they suffice; lowering keeps the
+ * partitions. Then the new throughput goes to the throttle state
+ * (gate_table_update). -1 with err if a split failed (the partitions split
+ * so far stay split, in storage and throttle state).
  */
 int gate_table_resize(struct api_ctx *ctx, struct stable *t,
                       const json_t *desc, struct ddb_err *err);

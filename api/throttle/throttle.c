@@ -65,6 +65,8 @@ apply_conf(struct throttle_table *t, const struct throttle_table_conf *tc)
     t->prov[THROTTLE_WRITE] = tc->on_demand ? 0 : to_mu(tc->wcu);
     t->odmax[THROTTLE_READ] = tc->od_max_rru > 0 ? to_mu(tc->od_max_rru) : 0;
     t->odmax[THROTTLE_WRITE] = tc->od_max_wru > 0 ? to_mu(tc->od_max_wru) : 0;
+    t->warm[THROTTLE_READ] = tc->on_demand ? tc->warm_rru : 0;
+    t->warm[THROTTLE_WRITE] = tc->on_demand ? tc->warm_wru : 0;
 }
 
 struct throttle_table *
@@ -200,8 +202,14 @@ throttle_table_update(struct throttle_table *t,
         .wcu = tc->on_demand ? 0 : tc->wcu, .od_max_rru = tc->od_max_rru,
         .od_max_wru = tc->od_max_wru,
     };
+    double warm[2];
+    int64_t cap[2];
 
     table_lock_all(t, now_ms);
+    for (int op = 0; op < 2; op++) {
+        warm[op] = t->on_demand ? t->warm[op] : 0;
+        cap[op] = t->tb[op].cap;
+    }
     if (!t->on_demand && tc->on_demand) {
         /* DynamoDB: a table switched to on-demand has a previous peak of
          * at least half its provisioned throughput. */
@@ -210,6 +218,11 @@ throttle_table_update(struct throttle_table *t,
     }
     apply_conf(t, tc);
     set_rates(t);
+    /* A warm throughput raised is there at once: what the instant
+     * capacity's bucket grew by is added to it. */
+    for (int op = 0; op < 2; op++)
+        if (t->on_demand && t->warm[op] > warm[op] && t->tb[op].cap > cap[op])
+            t->tb[op].level += t->tb[op].cap - cap[op];
     event_push(t, &ev, now_ms);         /* the history's update_table */
     pthread_mutex_unlock(&t->mu);
 }

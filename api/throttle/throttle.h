@@ -39,6 +39,14 @@ double throttle_limits_ceiling(const struct throttle_limits *lim,
  * ceil(rcu/partition_rcu + wcu/partition_wcu), at least 1. */
 unsigned throttle_limits_partitions(const struct throttle_limits *lim,
                                     double rcu, double wcu);
+/* The partitions a warm throughput of wr reads and ww writes a second
+ * needs at once: on demand, the initial 4 serve the initial throughput (a
+ * quarter each) and more serve more in proportion; provisioned, each
+ * serves its (scaled) ceiling of reads and of writes. At least 1 (4 on
+ * demand). */
+unsigned throttle_limits_warm_partitions(const struct throttle_limits *lim,
+                                         bool on_demand, double wr,
+                                         double ww);
 
 /* Apply the "shardlocal:<knob>" entries of a Tags list ([{"Key", "Value"}],
  * borrowed, may be NULL) to lim, each knob parsed by conf/'s settings
@@ -52,6 +60,9 @@ struct throttle_table_conf {
     bool on_demand;                 /* PAY_PER_REQUEST */
     double rcu, wcu;                /* provisioned units/s (provisioned) */
     double od_max_rru, od_max_wru;  /* OnDemandThroughput; <= 0 means none */
+    double warm_rru, warm_wru;      /* WarmThroughput, units/s (0: none):
+                                       on demand, the least instant
+                                       capacity (scaled like the initial) */
     unsigned nparts;                /* partitions, at least 1 */
     const char *arn;                /* table or index ARN (copied) */
     bool is_index;                  /* a GSI: reasons say Index..., GSI msg */

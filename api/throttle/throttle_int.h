@@ -193,6 +193,8 @@ struct throttle_table {
     char *arn;                          /* owned */
     int64_t prov[2];                    /* provisioned, mu per second */
     int64_t odmax[2];                   /* OnDemandThroughput, mu/s; 0 none */
+    double warm[2];                     /* WarmThroughput, units/s (on
+                                           demand; 0: none), unscaled */
     unsigned n;
     struct tpart *p;                    /* owned: n entries */
     struct bucket tb[2];                /* the table: provisioned rate and

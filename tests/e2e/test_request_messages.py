@@ -220,6 +220,35 @@ class TransactionMessagesTest(Case):
                 {"Delete": {"TableName": self.t, "Key": {"pk": {"N": "1"}}}}])
         self.absent("ok")
 
+    def test_first_bad_key_stops_the_transaction(self):
+        # Two bad keys and a false condition: DynamoDB reports the first
+        # bad key only, None for the rest, conditions not evaluated (the
+        # Alternator suite's test_transact.py, run against DynamoDB).
+        mismatch = ("One or more parameter values were invalid: Type "
+                    "mismatch for key pk expected: S actual: N")
+        self.cancelled(
+            self.u.transact_write_items,
+            [("ValidationError", mismatch), ("None", None), ("None", None)],
+            TransactItems=[
+                {"Put": {"TableName": self.t, "Item": {"pk": {"N": "7"}}}},
+                {"Put": {"TableName": self.t, "Item": {"pk": {"N": "8"}}}},
+                {"Put": {"TableName": self.t, "Item": {"pk": S("new")},
+                         "ConditionExpression": "attribute_exists(pk)"}}])
+        self.cancelled(
+            self.u.transact_write_items,
+            [("None", None), ("ValidationError", SCHEMA), ("None", None)],
+            TransactItems=[
+                {"Put": {"TableName": self.t, "Item": {"pk": S("ok")}}},
+                {"Delete": {"TableName": self.t, "Key": {"pk": {"N": "1"}}}},
+                {"Delete": {"TableName": self.t, "Key": {"pk": {"N": "2"}}}}])
+        self.absent("ok")
+        self.cancelled(
+            self.u.transact_get_items,
+            [("ValidationError", SCHEMA), ("None", None)],
+            TransactItems=[{"Get": {"TableName": self.t, "Key": {}}},
+                           {"Get": {"TableName": self.t,
+                                    "Key": {"pk": {"N": "3"}}}}])
+
     def test_get_with_an_empty_key_cancels(self):
         self.cancelled(self.u.transact_get_items,
                        [("ValidationError", SCHEMA)],

@@ -2,12 +2,15 @@
 // features.test.mjs - issue 4's features through the JS SDK v3: a GSI
 // query, BatchWriteItem/BatchGetItem via DocumentClient, a cancelled
 // TransactWriteItems (e.CancellationReasons) and a throttled write
-// (e.name, e.ThrottlingReasons) injected through POST /shardlocal/faults.
+// (e.name, e.ThrottlingReasons) injected through POST /shardlocal/faults;
+// WarmThroughput (CreateTable, UpdateTable, DescribeTable) and the
+// key-schema messages of multi-attribute GSI keys.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CreateTableCommand, PutItemCommand, QueryCommand,
   TransactWriteItemsCommand, GetItemCommand, DescribeTableCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient, BatchWriteCommand, BatchGetCommand,
@@ -167,3 +170,93 @@ test('throttled write: e.name and e.ThrottlingReasons', {
   await client.send(new PutItemCommand({ TableName: hot,
     Item: { pk: { S: 'k' } } }));
 });
+
+// WarmThroughput as the API reference and the developer guide's warm
+// throughput page describe it: asked for in CreateTable, raised in
+// UpdateTable (UPDATING, then ACTIVE), never lowered (DynamoDB's message
+// recorded in us-east-1, 2026-10; tests/e2e/test_warm_throughput.py).
+test('WarmThroughput: create, describe, raise, no decrease', async () => {
+  const name = uniqueName('jsw');
+  const warmOf = async () => (await client.send(new DescribeTableCommand({
+    TableName: name }))).Table.WarmThroughput;
+  try {
+    await client.send(new CreateTableCommand({
+      TableName: name, BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      WarmThroughput: { ReadUnitsPerSecond: 13000,
+        WriteUnitsPerSecond: 5000 } }));
+    await waitActive(client, name);
+    assert.deepEqual(await warmOf(), { ReadUnitsPerSecond: 13000,
+      WriteUnitsPerSecond: 5000, Status: 'ACTIVE' });
+    const u = await client.send(new UpdateTableCommand({ TableName: name,
+      WarmThroughput: { WriteUnitsPerSecond: 6000 } }));
+    assert.equal(u.TableDescription.TableStatus, 'ACTIVE');
+    let w;
+    for (let i = 0; i < 600; i++) {
+      w = await warmOf();
+      if (w.Status === 'ACTIVE') break;
+      assert.equal(w.Status, 'UPDATING');
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.deepEqual(w, { ReadUnitsPerSecond: 13000,
+      WriteUnitsPerSecond: 6000, Status: 'ACTIVE' });
+    const e = await catchError(() => client.send(new UpdateTableCommand({
+      TableName: name, WarmThroughput: { WriteUnitsPerSecond: 5999 } })));
+    assert.equal(e.name, 'ValidationException');
+    assert.equal(e.message, 'One or more parameter values were invalid: '
+      + 'Requested WriteUnitsPerSecond for WarmThroughput for table is '
+      + 'lower than current WarmThroughput, decreasing WarmThroughput is '
+      + 'not supported');
+  } finally {
+    await deleteTableQuietly(client, name);
+  }
+});
+
+// Multi-attribute GSI keys: every HASH attribute before the RANGE ones and
+// no name twice ("HASH.*precede.*RANGE", ".*same name": the Alternator
+// suite's test_gsi_composite_keys.py, run against DynamoDB); a Query needs
+// an equality on each HASH attribute ("HASH.*equality", the same suite).
+test('multi-attribute GSI keys: the key schema and Query messages',
+  async () => {
+    const name = uniqueName('jsm');
+    const defs = ['pk', 'a', 'b', 'c'].map((n) => ({ AttributeName: n,
+      AttributeType: 'S' }));
+    const create = (KeySchema) => client.send(new CreateTableCommand({
+      TableName: name, BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: defs,
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [{ IndexName: 'gix', KeySchema,
+        Projection: { ProjectionType: 'ALL' } }] }));
+    const ks = (...k) => k.map(([n, t]) => ({ AttributeName: n, KeyType: t }));
+    try {
+      let e = await catchError(() => create(ks(['a', 'HASH'], ['b', 'RANGE'],
+        ['c', 'HASH'])));
+      assert.equal(e.name, 'ValidationException');
+      assert.match(e.message, /HASH.*precede.*RANGE/);
+      e = await catchError(() => create(ks(['a', 'HASH'], ['b', 'HASH'],
+        ['a', 'RANGE'])));
+      assert.equal(e.name, 'ValidationException');
+      assert.match(e.message, /same name/);
+      await create(ks(['a', 'HASH'], ['b', 'HASH'], ['c', 'RANGE']));
+      await waitActive(client, name);
+      await client.send(new PutItemCommand({ TableName: name, Item: {
+        pk: { S: '1' }, a: { S: 'x' }, b: { S: 'y' }, c: { S: 'z' } } }));
+      const r = await client.send(new QueryCommand({ TableName: name,
+        IndexName: 'gix', KeyConditionExpression: 'a = :a AND b = :b',
+        ExpressionAttributeValues: { ':a': { S: 'x' }, ':b': { S: 'y' } } }));
+      assert.equal(r.Count, 1);
+      for (const kce of ['a = :a', 'a = :a AND b > :b',
+        'a = :a AND begins_with(b, :b)']) {
+        e = await catchError(() => client.send(new QueryCommand({
+          TableName: name, IndexName: 'gix', KeyConditionExpression: kce,
+          ExpressionAttributeValues: kce.includes(':b')
+            ? { ':a': { S: 'x' }, ':b': { S: 'y' } }
+            : { ':a': { S: 'x' } } })));
+        assert.equal(e.name, 'ValidationException', kce);
+        assert.match(e.message, /HASH.*equality/, kce);
+      }
+    } finally {
+      await deleteTableQuietly(client, name);
+    }
+  });

@@ -540,8 +540,14 @@ static const struct {
 
     /* KeyConditions */
     { W_KEYCOND, "{}", NULL, "Conditions can be of length 1 or 2 only" },
+    /* Up to 8 (a multi-attribute GSI key: api/ops/query.c checks the
+     * number against the key queried); 9 fit no key. */
     { W_KEYCOND, "{'a': {'ComparisonOperator': 'NULL'}, 'b':"
       " {'ComparisonOperator': 'NULL'}, 'c': {'ComparisonOperator':"
+      " 'NULL'}, 'd': {'ComparisonOperator': 'NULL'}, 'e':"
+      " {'ComparisonOperator': 'NULL'}, 'f': {'ComparisonOperator':"
+      " 'NULL'}, 'g': {'ComparisonOperator': 'NULL'}, 'h':"
+      " {'ComparisonOperator': 'NULL'}, 'i': {'ComparisonOperator':"
       " 'NULL'}}", NULL, "Conditions can be of length 1 or 2 only" },
     { W_KEYCOND, "{'a': {'ComparisonOperator': 'EQ'}}", NULL,
       INVALID "Invalid number of argument(s) for the EQ ComparisonOperator" },
