@@ -207,6 +207,10 @@ admit_call(const struct api_call *call, json_t *req, bool have_body,
         return NULL;
     }
     out->op = op->name;
+    if (call->auth != NULL && call->auth->type != DDB_OK) {
+        api_reply_error(out, call->auth);
+        return NULL;
+    }
     if (!call->signed_v4) {
         reply_error_type(out, DDB_MISSING_AUTH_TOKEN,
                          "Request is missing Authentication Token");
@@ -306,6 +310,8 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     ctx.srv = srv;
     ctx.region = call->region;
     ctx.access_key = call->access_key;
+    ctx.account = call->account;
+    ctx.op = op->name;
     ctx.now_ms = api_now_ms(srv);
     ctx.cap = &cap;
     if (op->item != NULL)

@@ -71,11 +71,18 @@ struct api_call {
     const char *target;             /* X-Amz-Target, or NULL */
     const char *body;               /* the request body (len bytes) */
     size_t len;
-    bool signed_v4;                 /* an Authorization header of SigV4's
-                                       form was sent */
+    bool signed_v4;                 /* SigV4 credentials were sent (header
+                                       or presigned query) */
     const char *region;             /* its credential scope's region, or
                                        the configured default */
     const char *access_key;         /* its access key id, or "" */
+    const char *account;            /* the caller's account (12 digits):
+                                       its key's under --auth signature;
+                                       NULL: --account-id */
+    const struct ddb_err *auth;     /* --auth signature: why the signature
+                                       was refused (reported after the
+                                       target, in DynamoDB's order); NULL
+                                       or DDB_OK when it passed */
 };
 
 /* The answer: a JSON body (DynamoDB's compact form) and its status. */
@@ -90,7 +97,8 @@ struct api_reply {
  * Run call through the steps every operation shares, in DynamoDB's order:
  * the body's JSON (SerializationException), the operation
  * (UnknownOperationException), the signature (MissingAuthentication
- * TokenException), the request's shape (validate.h); then, with a fresh
+ * TokenException, or call->auth's error), the request's shape
+ * (validate.h); then, with a fresh
  * context, an item operation's steps: its own checks, the table
  * (ResourceNotFoundException), the checks against it, admission on the
  * item's partition, the run, the charge; or a handler that opens its

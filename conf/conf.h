@@ -17,6 +17,9 @@ enum conf_log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 /* What an acknowledged write survives: the server's crash (kill -9), or
  * also an OS crash or power cut (every commit fsynced). */
 enum conf_durability { DURABILITY_PROCESS_CRASH = 0, DURABILITY_POWER_LOSS };
+/* Who may call: anyone with any credentials, or only requests signed
+ * (SigV4) with a key of --credentials. */
+enum conf_auth { AUTH_NONE = 0, AUTH_SIGNATURE };
 
 struct conf {
     unsigned port;                  /* 8000; 0 picks a free port */
@@ -56,6 +59,11 @@ struct conf {
                                        last */
     double body_timeout;            /* s: a body making no progress */
     uint64_t body_budget;           /* bytes: request bodies held at once */
+    enum conf_auth auth;            /* none (default) or signature */
+    char credentials[4096];         /* --auth signature: the keys file */
+    char admin_from[1024];          /* CIDR blocks allowed to change the
+                                       clock and fault rules when the
+                                       server listens beyond loopback */
 };
 
 /* ------------------------------------------------------------------------

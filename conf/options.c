@@ -26,6 +26,10 @@ static const char *const log_levels[] = { "error", "warn", "info", "debug",
 static const char *const durabilities[] = { "process-crash", "power-loss",
                                             NULL };
 
+static const char *const auths[] = { "none", "signature", NULL };
+
+_Static_assert(sizeof(enum conf_auth) == sizeof(int),
+               "CONF_CHOICE stores an int");
 _Static_assert(sizeof(enum conf_log_level) == sizeof(int),
                "CONF_CHOICE stores an int");
 _Static_assert(sizeof(enum conf_durability) == sizeof(int),
@@ -65,6 +69,18 @@ const struct conf_option conf_options[] = {
     { .name = "region", .type = CONF_STRING,
       S(default_region), .def = "us-east-1",
       .help = "region for requests without a credential scope" },
+    { .name = "auth", .type = CONF_CHOICE,
+      S(auth), .choices = auths, .def = "none",
+      .help = "none: any credentials are accepted; signature: every "
+              "request's SigV4 signature is checked against --credentials" },
+    { .name = "credentials", .type = CONF_STRING,
+      S(credentials), .def = NULL,
+      .help = "with --auth signature: a file of \"ACCESS_KEY_ID SECRET "
+              "[ACCOUNT_ID]\" lines" },
+    { .name = "admin-from", .type = CONF_STRING,
+      S(admin_from), .def = "127.0.0.0/8,::1/128",
+      .help = "addresses (comma-separated CIDR blocks) allowed to change "
+              "the clock and fault rules when --host is not loopback" },
     { .name = "status-delay-ms", .type = CONF_UINT, .flags = CONF_HIDEDEF,
       S(status_delay_ms), .min = 0, .max = 86400000, .def = "0",
       .help = "how long CREATING/UPDATING/DELETING last; 0 = ACTIVE at "

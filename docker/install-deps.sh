@@ -3,7 +3,8 @@
 # Debian 12 (run as root, or with sudo available). Skips apt entirely when
 # everything is already present, so repeated runs are fast. The build
 # dependencies must install; the test and benchmark tools (boto3, the AWS
-# CLI, Node, wrk, valgrind, clang for tests/fuzz, strace, Chromium for the
+# CLI, Node, wrk, valgrind, clang for tests/fuzz, strace,
+# faketime for a client whose clock is off, Chromium for the
 # live view's browser tests, the Debian packaging tools, pytest) only warn
 # when apt cannot install them.
 # --build-only installs the build dependencies alone (the container
@@ -15,7 +16,7 @@ libjansson-dev libsqlite3-dev libssl-dev zlib1g-dev libgmp-dev check
 libsubunit-dev"
 TOOLS="python3-boto3 awscli nodejs npm wrk valgrind clang libclang-rt-dev strace
 chromium dpkg-dev debhelper fakeroot lintian python3-pytest python3-venv
-python3-setuptools python3-wheel"
+python3-setuptools python3-wheel faketime"
 if [ "${1:-}" = "--build-only" ]; then
     TOOLS=""
 fi

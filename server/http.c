@@ -23,6 +23,7 @@
 #include "server/cors.h"
 #include "server/http.h"
 #include "server/httpd.h"
+#include "server/sigv4.h"
 #include "storage/util.h"
 
 #define HTTP_JSON_TYPE "application/x-amz-json-1.0"
@@ -32,6 +33,9 @@ struct http_server {
     struct httpd *d;
     struct api_server *srv;             /* borrowed */
     const struct conf *conf;            /* borrowed */
+    struct http_access acc;             /* owned */
+    bool local;                         /* --host is loopback: every caller
+                                           is on this machine */
 };
 
 /* One request on its way through: the decoded body, the path, the query
@@ -40,6 +44,7 @@ struct call {
     struct http_server *h;
     struct http_request *rq;            /* borrowed */
     const char *local;                  /* the address dialled */
+    const char *peer;                   /* the caller's address */
     char *path;                         /* owned: decoded, no query */
     char *query;                        /* owned: decoded in place */
     const char *arg_name[ARGS_MAX], *arg_value[ARGS_MAX];
@@ -139,7 +144,7 @@ unescape(char *s, bool plus)
 /* Split rq's target into the decoded path and query arguments. */
 static void
 call_init(struct call *c, struct http_server *h, struct http_request *rq,
-          const char *local)
+          const char *local, const char *peer)
 {
     const char *t = rq->target, *q = strchr(t, '?');
     char *p;
@@ -148,6 +153,7 @@ call_init(struct call *c, struct http_server *h, struct http_request *rq,
     c->h = h;
     c->rq = rq;
     c->local = local;
+    c->peer = peer;
     c->path = xstrndup(t, q != NULL ? (size_t)(q - t) : strlen(t));
     unescape(c->path, false);
     c->body = rq->body != NULL ? rq->body : "";
@@ -195,39 +201,17 @@ admin_arg(void *cls, const char *name)
     return NULL;
 }
 
-/*
- * Pull the access key and region out of a SigV4 Authorization header:
- * "AWS4-HMAC-SHA256 Credential=AKID/20250101/us-east-1/dynamodb/aws4_request,
- * SignedHeaders=..., Signature=...". Leaves the outputs untouched when the
- * scope is missing or malformed.
- */
+/* What sigv4.c checks of rq: the request as it arrived (its body before
+ * any Content-Encoding is undone: the signature covers the bytes sent). */
 static void
-parse_credential(const char *auth, char *akid, size_t akid_sz, char *region,
-                 size_t region_sz)
+signed_request(const struct http_request *rq, struct sigv4_request *sr)
 {
-    const char *p = strstr(auth, "Credential="), *end, *s1, *s2, *s3;
-
-    if (p == NULL)
-        return;
-    p += strlen("Credential=");
-    end = p + strcspn(p, ", ");
-    s1 = memchr(p, '/', (size_t)(end - p));
-    if (s1 == NULL)
-        return;
-    s2 = memchr(s1 + 1, '/', (size_t)(end - s1 - 1));
-    if (s2 == NULL)
-        return;
-    s3 = memchr(s2 + 1, '/', (size_t)(end - s2 - 1));
-    if (s3 == NULL)
-        return;
-    if ((size_t)(s1 - p) < akid_sz) {
-        memcpy(akid, p, (size_t)(s1 - p));
-        akid[s1 - p] = '\0';
-    }
-    if (s3 - s2 - 1 > 0 && (size_t)(s3 - s2 - 1) < region_sz) {
-        memcpy(region, s2 + 1, (size_t)(s3 - s2 - 1));
-        region[s3 - s2 - 1] = '\0';
-    }
+    sr->method = rq->method;
+    sr->target = rq->target;
+    sr->hdr = rq->hdr;
+    sr->nhdr = rq->nhdr;
+    sr->body = rq->body != NULL ? rq->body : "";
+    sr->len = rq->body_len;
 }
 
 /*
@@ -294,14 +278,18 @@ route_health(struct call *c, struct reply *r)
  * POST /: one DynamoDB API call. A body that is not JSON by its
  * Content-Type gets DynamoDB's 404; everything else is api_dispatch()'s,
  * with the caller's access key and region from the SigV4 credential
- * scope.
+ * scope, and under --auth signature its key's account, or why its
+ * signature was refused (dispatch reports it after the target, in
+ * DynamoDB's order).
  */
 static void
 route_api(struct call *c, struct reply *r)
 {
     const struct conf *conf = c->h->conf;
-    const char *auth, *ctype;
-    char akid[128] = "", region[64];
+    const char *ctype;
+    struct sigv4_request sr;
+    struct sigv4_caller who;
+    struct ddb_err aerr;
     struct api_call call;
     struct api_reply ar;
 
@@ -322,17 +310,24 @@ route_api(struct call *c, struct reply *r)
         return;
     }
 
-    auth = request_header(c->rq, "Authorization");
-    snprintf(region, sizeof(region), "%s", conf->default_region);
-    call.signed_v4 = auth != NULL &&
-                     strncmp(auth + strspn(auth, " \t"), "AWS4-", 5) == 0;
-    if (call.signed_v4)
-        parse_credential(auth, akid, sizeof(akid), region, sizeof(region));
+    memset(&call, 0, sizeof(call));
+    ddb_err_init(&aerr);
+    signed_request(c->rq, &sr);
+    if (c->h->acc.keys != NULL) {
+        call.signed_v4 = true;
+        if (sigv4_verify(c->h->acc.keys, "dynamodb", wall_ms(), &sr, &who,
+                         &aerr) == 0)
+            call.account = who.key->account;
+        else
+            call.auth = &aerr;
+    } else {
+        call.signed_v4 = sigv4_scope(&sr, &who);
+    }
     call.target = request_header(c->rq, "X-Amz-Target");
     call.body = c->body;
     call.len = c->len;
-    call.region = region;
-    call.access_key = akid;
+    call.region = who.region[0] != '\0' ? who.region : conf->default_region;
+    call.access_key = who.access_key;
     api_dispatch(c->h->srv, &call, &ar);
     if (conf->log_level >= LOG_DEBUG)
         fprintf(stderr, "shardlocal: %s %u %.*s\n",
@@ -466,6 +461,46 @@ is_admin_path(const char *path)
            strncmp(path, "/shardlocal", strlen("/shardlocal")) == 0;
 }
 
+/*
+ * May this admin call change state (the clock, fault rules)? Always when
+ * the server listens on loopback only; else only from an address of
+ * --admin-from. false with r filled (403).
+ */
+static bool
+admin_from_ok(struct call *c, struct reply *r)
+{
+    char msg[256];
+
+    if (c->h->local || cidr_match(&c->h->acc.admin_from, c->peer))
+        return true;
+    snprintf(msg, sizeof(msg), "The admin endpoints that change state are "
+             "refused from %s: it is not in --admin-from", c->peer);
+    reply_error_type(r, DDB_HTTP_FORBIDDEN, msg);
+    return false;
+}
+
+/* Under --auth signature the admin paths take signed requests only, with
+ * the API's errors. false with r filled. */
+static bool
+admin_signed(struct call *c, struct reply *r)
+{
+    struct sigv4_request sr;
+    struct sigv4_caller who;
+    struct ddb_err err;
+    bool ok;
+
+    if (c->h->acc.keys == NULL)
+        return true;
+    ddb_err_init(&err);
+    signed_request(c->rq, &sr);
+    ok = sigv4_verify(c->h->acc.keys, "dynamodb", wall_ms(), &sr, &who,
+                      &err) == 0;
+    if (!ok)
+        reply_error(r, &err);
+    ddb_err_clear(&err);
+    return ok;
+}
+
 /* ------------------------------------------------------------------------
  * Answering
  * ---------------------------------------------------------------------- */
@@ -543,21 +578,21 @@ refuse(const struct http_request *rq, struct http_response *resp)
 /* httpd's handler: every request comes through here. */
 static void
 handle(void *cls, struct http_request *rq, struct http_response *resp,
-       const char *local)
+       const char *local, const char *peer)
 {
     struct http_server *h = cls;
     struct reply r = { 0, NULL, 0, NULL, false };
     const struct route *rt;
     const char *method = rq->method, *why = NULL;
     struct call c;
-    bool admin, cors;
+    bool admin, cors, changes;
     unsigned st;
 
     if (rq->state == RQ_ERROR) {
         refuse(rq, resp);
         return;
     }
-    call_init(&c, h, rq, local);
+    call_init(&c, h, rq, local, peer);
     admin = is_admin_path(c.path);
     cors = !admin;
     if (strcmp(method, "OPTIONS") == 0 && !admin &&
@@ -573,14 +608,20 @@ handle(void *cls, struct http_request *rq, struct http_response *resp,
         resp->head_only = true;
         method = "GET";
     }
-    if (admin && strcmp(method, "GET") != 0 && strcmp(method, "OPTIONS") &&
-        (st = cors_admin_check(rq, h->conf->host, &why)) != 0) {
+    changes = admin && strcmp(method, "GET") != 0 &&
+              strcmp(method, "OPTIONS") != 0;
+    if (changes && !admin_from_ok(&c, &r)) {
+        /* r is the refusal */
+    } else if (changes &&
+               (st = cors_admin_check(rq, h->conf->host, &why)) != 0) {
         reply_error_type(&r, st == 403 ? DDB_HTTP_FORBIDDEN
                                        : DDB_HTTP_UNSUPPORTED_MEDIA, why);
     } else if (admin && strcmp(method, "OPTIONS") == 0 &&
                request_header(rq, "Origin") != NULL) {
         reply_error_type(&r, DDB_HTTP_FORBIDDEN, "The admin endpoints "
                          "grant no cross-origin access");
+    } else if (admin && !admin_signed(&c, &r)) {
+        /* r is the refusal */
     } else if (decode_body(&c, &r)) {
         rt = route(method, c.path);
         if (rt == NULL)
@@ -597,8 +638,43 @@ out:
  * Server lifecycle
  * ---------------------------------------------------------------------- */
 
+int
+http_access_load(const struct conf *c, struct http_access *a, char *msg,
+                 size_t msgsz)
+{
+    memset(a, 0, sizeof(*a));
+    if (c->auth == AUTH_SIGNATURE && c->credentials[0] == '\0') {
+        snprintf(msg, msgsz, "--auth signature needs --credentials FILE");
+        return -1;
+    }
+    if (c->auth != AUTH_SIGNATURE && c->credentials[0] != '\0') {
+        snprintf(msg, msgsz, "--credentials is only read with --auth "
+                 "signature");
+        return -1;
+    }
+    if (cidr_parse(c->admin_from, &a->admin_from, msg, msgsz) != 0)
+        return -1;
+    if (c->auth == AUTH_SIGNATURE) {
+        a->keys = sigv4_keys_load(c->credentials, c->account_id, msg, msgsz);
+        if (a->keys == NULL) {
+            cidr_free(&a->admin_from);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void
+http_access_free(struct http_access *a)
+{
+    sigv4_keys_free(a->keys);
+    cidr_free(&a->admin_from);
+    memset(a, 0, sizeof(*a));
+}
+
 struct http_server *
-http_start(struct api_server *srv, const struct conf *c)
+http_start(struct api_server *srv, const struct conf *c,
+           struct http_access *a)
 {
     struct http_server *h = xcalloc(1, sizeof(*h));
     struct httpd_options o;
@@ -615,8 +691,12 @@ http_start(struct api_server *srv, const struct conf *c)
     o.debug = c->log_level >= LOG_DEBUG;
     h->srv = srv;
     h->conf = c;
+    h->acc = *a;
+    memset(a, 0, sizeof(*a));
+    h->local = cidr_host_is_loopback(c->host);
     h->d = httpd_start(&o, handle, h);
     if (h->d == NULL) {
+        http_access_free(&h->acc);
         free(h);
         return NULL;
     }
@@ -635,5 +715,6 @@ http_stop(struct http_server *h)
     if (h == NULL)
         return;
     httpd_stop(h->d);
+    http_access_free(&h->acc);
     free(h);
 }

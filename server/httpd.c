@@ -64,6 +64,7 @@ struct conn {
     bool linger_after;              /* ... after draining the input */
     bool sent_continue;
     char local[64];                 /* "addr:port" the client dialled */
+    char peer[64];                  /* the client's address, no port */
 };
 
 struct worker {
@@ -318,7 +319,7 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     bool refused = c->rq.state == RQ_ERROR;
 
     memset(&resp, 0, sizeof(resp));
-    w->d->fn(w->d->cls, &c->rq, &resp, c->local);
+    w->d->fn(w->d->cls, &c->rq, &resp, c->local, c->peer);
     c->close_after = resp.close || refused || !c->rq.keep_alive ||
                      atomic_load(&w->d->stop);
     c->linger_after = refused;
@@ -565,6 +566,20 @@ addr_text(const struct sockaddr_storage *ss, char *out, size_t n)
     }
 }
 
+/* The address of a socket address, without its port. */
+static void
+peer_text(const struct sockaddr_storage *ss, char *out, size_t n)
+{
+    const void *a = ss->ss_family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)ss)
+                              ->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)ss)
+                              ->sin6_addr;
+
+    if (inet_ntop(ss->ss_family, a, out, (socklen_t)n) == NULL)
+        snprintf(out, n, "?");
+}
+
 /* Out of descriptors with nothing to evict: accept and drop one pending
  * connection with the spare descriptor, so the listener stops firing. */
 static void
@@ -618,6 +633,7 @@ accept_some(struct worker *w, uint64_t now)
         c->seq = w->seq++;
         c->since_ms = now;
         request_init(&c->rq, &d->budget);
+        peer_text(&ss, c->peer, sizeof(c->peer));
         sl = sizeof(ss);
         if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
             addr_text(&ss, c->local, sizeof(c->local));

@@ -33,10 +33,12 @@ void http_response_add(struct http_response *r, const char *name,
  * Called on a worker thread for each request that is complete
  * (rq->state == RQ_DONE) or refused (RQ_ERROR: answer rq->err_status;
  * the connection is closed afterwards). local is the address the client
- * connected to ("127.0.0.1:8000"). rq is borrowed; resp starts zeroed.
+ * connected to ("127.0.0.1:8000"), peer the client's address without its
+ * port ("127.0.0.1", "::1"). rq is borrowed; resp starts zeroed.
  */
 typedef void httpd_handler(void *cls, struct http_request *rq,
-                           struct http_response *resp, const char *local);
+                           struct http_response *resp, const char *local,
+                           const char *peer);
 
 struct httpd_options {
     const char *host;               /* address to bind */

@@ -42,6 +42,8 @@ main(int argc, char **argv)
     struct storage *st = NULL;
     struct http_server *h = NULL;
     struct api_server srv;
+    struct http_access acc;
+    char msg[512];
     sigset_t set;
     int rc, sig = 0;
 
@@ -51,6 +53,10 @@ main(int argc, char **argv)
         return 0;
     if (rc != 0)
         return 2;
+    if (http_access_load(&c, &acc, msg, sizeof(msg)) != 0) {
+        fprintf(stderr, "shardlocal: %s\n", msg);
+        return 2;
+    }
 
     /* Block the signals before any thread starts, so every thread inherits
      * the mask and only sigwait() below sees them. */
@@ -74,6 +80,7 @@ main(int argc, char **argv)
                 c.in_memory ? "" : " in ", c.in_memory ? "" : c.data_dir,
                 err.msg);
         ddb_err_clear(&err);
+        http_access_free(&acc);
         return 1;
     }
     if (api_storage_upgrade(st, &c, &err) != 0) {
@@ -83,11 +90,12 @@ main(int argc, char **argv)
                 "e.g. once the disk has room)\n", c.data_dir, err.msg);
         ddb_err_clear(&err);
         storage_close(st);
+        http_access_free(&acc);
         return 1;
     }
     api_server_init(&srv, st, &c);
     streams_sweeper_start(&srv);        /* TTL and the 24-hour trim */
-    h = http_start(&srv, &c);
+    h = http_start(&srv, &c, &acc);
     if (h == NULL)
         goto fail;
     if (c.port_file[0] != '\0' &&

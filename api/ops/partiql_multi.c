@@ -76,7 +76,8 @@ batch_error(struct ddb_err *err, const char *table)
                           batch_code(err->type), "Message", err->msg);
 
     if (table != NULL)
-        json_object_set_new(r, "TableName", json_string(table));
+        json_object_set_new(r, "TableName",
+                            json_string(api_table_public(table)));
     ddb_err_clear(err);
     return r;
 }
@@ -109,7 +110,7 @@ batch_read(struct api_ctx *ctx, struct pql_call *c, struct ddb_err *err)
                                 consistent);
     gate_charge(ctx, &th, units);
     capacity_add(ctx->cap, tr.name, units, 0);
-    r = json_pack("{s:s}", "TableName", tr.name);
+    r = json_pack("{s:s}", "TableName", api_table_public(tr.name));
     if (item != NULL)
         json_object_set_new(r, "Item", pql_project(c->s, item));
 out:
@@ -136,7 +137,7 @@ batch_write(struct api_ctx *ctx, struct pql_call *c, struct ddb_err *err)
     } else if (pql_write_run(ctx, &pw, err) != 0) {
         r = batch_error(err, pw.tr.name);
     } else {
-        r = json_pack("{s:s}", "TableName", pw.tr.name);
+        r = json_pack("{s:s}", "TableName", api_table_public(pw.tr.name));
         if (pw.w.attrs != NULL)
             json_object_set(r, "Item", pw.w.attrs);
     }

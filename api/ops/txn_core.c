@@ -99,7 +99,8 @@ check_duplicates(const struct txn_item *ti, const struct item_key *keys,
 
 /* ------------------------------------------------------------------------
  * ClientRequestToken: completed requests are remembered for 10 minutes,
- * per store (two servers in one process do not share tokens).
+ * per store (two servers in one process do not share tokens) and per
+ * account (a token is the caller's: "<account>:<token>" here).
  * ---------------------------------------------------------------------- */
 
 struct token_ent {
@@ -162,15 +163,17 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
             const json_t *req, json_t **resp, struct ddb_err *err)
 {
     const void *owner = ctx->srv->st;
+    char *key = xasprintf("%s:%s", api_account(ctx), token);
     struct token_ent *e;
     int rc = 0;
 
     pthread_mutex_lock(&token_mu);
     token_expire(ctx->now_ms);
-    e = token_find(owner, token);
+    e = token_find(owner, key);
     if (e == NULL) {
         e = xcalloc(1, sizeof(*e));
-        e->token = xstrdup(token);
+        e->token = key;
+        key = NULL;
         e->request = xstrdup(request);
         e->owner = owner;
         e->in_progress = true;
@@ -194,6 +197,7 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
         rc = 1;
     }
     pthread_mutex_unlock(&token_mu);
+    free(key);
     return rc;
 }
 
@@ -202,11 +206,12 @@ token_begin(struct api_ctx *ctx, const char *token, const char *request,
 static void
 token_end(struct api_ctx *ctx, const char *token, bool ok, json_t *reads)
 {
+    char *key = xasprintf("%s:%s", api_account(ctx), token);
     struct token_ent **pp, *e;
 
     pthread_mutex_lock(&token_mu);
     for (pp = &tokens; (e = *pp) != NULL; pp = &e->next)
-        if (e->owner == ctx->srv->st && strcmp(e->token, token) == 0 &&
+        if (e->owner == ctx->srv->st && strcmp(e->token, key) == 0 &&
             e->in_progress)
             break;
     if (e != NULL) {
@@ -222,6 +227,7 @@ token_end(struct api_ctx *ctx, const char *token, bool ok, json_t *reads)
     }
     pthread_mutex_unlock(&token_mu);
     json_decref(reads);
+    free(key);
 }
 
 /* ------------------------------------------------------------------------

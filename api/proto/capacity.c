@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/proto/capacity.h"
+#include "api/proto/context.h"
 #include "storage/util.h"
 
 double
@@ -148,7 +149,8 @@ line_json(const struct capacity_line *l, bool indexes, unsigned flags)
     for (size_t j = 0; j < l->nidx; j++)
         idx += l->idx[j].units;
     o = units_json(l->read, l->write, idx, flags);
-    json_object_set_new(o, "TableName", json_string(l->table));
+    json_object_set_new(o, "TableName",
+                        json_string(api_table_public(l->table)));
     if (!indexes)
         return o;
     json_object_set_new(o, "Table", units_json(l->read, l->write, 0, flags));

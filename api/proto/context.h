@@ -15,6 +15,7 @@
 #include "storage/storage.h"
 
 struct capacity;
+struct api_ctx;
 
 /* Shared by every request: one per server (no hidden globals). */
 struct throttle_registry;
@@ -22,6 +23,17 @@ struct faults;
 struct vector_registry;
 struct streams_meter;
 struct streams_sweeper;
+
+/*
+ * Resource policies: may the caller (ctx->account, running ctx->op) use
+ * the table stored as `table`, owned by account `owner`, whose ARN is
+ * `arn`? 0 to allow; -1 with err set (AccessDeniedException) to refuse.
+ * The resource-policy code installs one in api_server.policy; without
+ * it, a table is its owner's alone (tables/lookup.c: tables_check_access).
+ */
+typedef int api_policy_fn(const struct api_ctx *ctx, const char *owner,
+                          const char *table, const char *arn,
+                          struct ddb_err *err);
 
 struct api_server {
     struct storage *st;
@@ -35,6 +47,7 @@ struct api_server {
                                        (throttle/faults.c) */
     struct vector_registry *vectors; /* the in-memory vector indexes
                                        (vector/store.c) */
+    api_policy_fn *policy;          /* resource policies; NULL: none */
     struct streams_meter *streams;  /* DynamoDB Streams' read limits and
                                        meters (streams/meter.c) */
     struct streams_sweeper *sweeper; /* the TTL/trim thread, or NULL
@@ -54,8 +67,32 @@ struct api_ctx {
                                        (capacity.h); NULL: not recorded */
     const char *region;             /* from the credential scope */
     const char *access_key;
+    const char *account;            /* the caller's account (12 digits): its
+                                       key's (--auth signature), else
+                                       --account-id; NULL means the latter */
+    const char *op;                 /* the operation ("GetItem"), or NULL */
     uint64_t now_ms;                /* wall clock at request start */
 };
+
+/*
+ * Accounts' tables share one store. A table of the configured account
+ * (--account-id) is stored under its own name, as every data directory
+ * written before accounts holds it; another account's table under
+ * "<account>:<name>" (':' is never in a table name). Inside api/ a table
+ * is known by its stored name; clients see the public one.
+ */
+/* The stored name of account's table name into out; false when it does
+ * not fit. account NULL: the caller's (ctx->account). */
+bool api_table_stored(const struct api_ctx *ctx, const char *account,
+                      const char *name, char *out, size_t outsz);
+/* The name clients see for a stored one (a suffix of it, borrowed). */
+const char *api_table_public(const char *stored);
+/* The account owning a stored name: its prefix, else --account-id.
+ * Borrowed from stored or the settings, or buf (13 bytes). */
+const char *api_table_owner(const struct api_ctx *ctx, const char *stored,
+                            char buf[13]);
+/* The caller's account: ctx->account, else --account-id. */
+const char *api_account(const struct api_ctx *ctx);
 
 /* req is borrowed; on success *resp is a new reference the caller owns and
  * the return is 0. On failure -1 with err set and *resp untouched. */

@@ -25,11 +25,15 @@ limit_of(const json_t *req)
  * ListStreams
  * ---------------------------------------------------------------------- */
 
-/* Does table name exist, live or kept for its streams? */
+/* Does the caller's table name exist, live or kept for its streams? */
 static bool
 table_known(struct api_ctx *ctx, const char *name, const json_t *all)
 {
-    struct stable *t = storage_table_get(ctx->srv->st, name);
+    char stored[1200];
+    struct stable *t = api_table_stored(ctx, NULL, name, stored,
+                                        sizeof(stored))
+                           ? storage_table_get(ctx->srv->st, stored)
+                           : NULL;
 
     if (t != NULL) {
         stable_release(t);

@@ -4,7 +4,7 @@
  * maximum rate of 10 times per second" (API reference; a token bucket of
  * 10 refilled at 10 per second), and no more than
  * two processes reading one shard at the same time (developer guide,
- * quotas; the API reference's LimitExceededException). Both are settings
+ * quotas: more "can result in throttling"). Both are settings
  * (--stream-describe-rate, --stream-shard-readers; 0 turns one off) and
  * run on the server's clock, so the virtual clock moves them too. */
 #include <pthread.h>
@@ -14,7 +14,14 @@
 
 #include "api/streams/streams.h"
 
-#define MSG_LIMIT "Too many operations for a given subscriber."
+/* A refusal is a ThrottlingException "Rate exceeded", the code every SDK
+ * retries on its own: what DynamoDB Streams' readers report seeing
+ * (aws/aws-sdk-java-v2#470, 2018: "Rate exceeded" from the Streams client
+ * as an exception the Streams model does not name, so not its
+ * LimitExceededException; spiceai/spiceai#8493, 2025: ThrottlingException
+ * on DescribeStream's shard discovery). No recording of DynamoDB pins the
+ * wording further. */
+#define MSG_LIMIT "Rate exceeded"
 
 struct reader {
     char shard[STREAMS_SHARD_ID_LEN + 1];
@@ -124,7 +131,7 @@ streams_meter_describe(struct api_ctx *ctx, const struct tables_stream *s,
     e->at_ms = ctx->now_ms;
     if (rate > 0 && e->tokens < 1.0) {
         e->c.throttled++;
-        rc = ddb_err_set(err, DDB_LIMIT_EXCEEDED, MSG_LIMIT);
+        rc = ddb_err_set(err, DDB_THROTTLING, MSG_LIMIT);
     } else {
         if (rate > 0)
             e->tokens -= 1.0;
@@ -166,7 +173,7 @@ streams_meter_enter(struct api_ctx *ctx, const struct tables_stream *s,
     r = reader_of(e, shard);
     if (max > 0 && r->n >= max) {
         e->c.throttled++;
-        rc = ddb_err_set(err, DDB_LIMIT_EXCEEDED, MSG_LIMIT);
+        rc = ddb_err_set(err, DDB_THROTTLING, MSG_LIMIT);
     } else {
         r->n++;
     }

@@ -73,7 +73,7 @@ struct streams_counts {
 };
 
 /* DescribeStream: admit one more call on stream (table, label) at now,
- * or refuse it (LimitExceededException) past the configured rate. */
+ * or refuse it (ThrottlingException) past the configured rate. */
 int streams_meter_describe(struct api_ctx *ctx, const struct tables_stream *s,
                            struct ddb_err *err);
 /* GetRecords on a shard: a reader enters (refused past the configured

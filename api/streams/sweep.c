@@ -29,12 +29,21 @@ struct streams_sweeper {
  * Time to Live
  * ---------------------------------------------------------------------- */
 
-/* The expired items' keys of one table, found by a scan. */
+/* Expired keys are gathered and deleted this many at a time, the scan
+ * resuming after the last row it looked at, so a table with millions of
+ * expired items costs a sweep a batch of keys in memory, not all of them
+ * (DynamoDB too deletes expired items gradually: developer guide, "Time
+ * to Live"). */
+#define SWEEP_BATCH 1000
+
+/* A batch of the expired items' keys of one table, found by a scan. */
 struct expired {
     const struct key_schema *ks;
     const char *attr;
     const char *lo, *hi;            /* lo <= value < hi: expired */
     json_t *keys;                   /* owned: Key maps */
+    struct item_key last;           /* where a full batch stopped */
+    bool more;                      /* stopped at a full batch */
 };
 
 static int
@@ -45,7 +54,6 @@ find_expired(void *arg, const struct item_key *k, const json_t *item,
     const json_t *v = json_object_get(item, x->attr);
     const char *n = json_string_value(json_object_get(v, "N"));
 
-    (void)k;
     (void)size;
     (void)err;
     /* a TTL attribute that is missing, not a Number, in the future or
@@ -53,7 +61,11 @@ find_expired(void *arg, const struct item_key *k, const json_t *item,
     if (n != NULL && json_object_size(v) == 1 && num_cmp(n, x->hi) < 0 &&
         num_cmp(n, x->lo) >= 0)
         json_array_append_new(x->keys, item_key_map(x->ks, item));
-    return 0;
+    if (json_array_size(x->keys) < SWEEP_BATCH)
+        return 0;
+    x->last = *k;                   /* resume after it */
+    x->more = true;
+    return 1;
 }
 
 /* Delete table name's expired items; the number deleted. */
@@ -66,7 +78,7 @@ expire_table(struct api_ctx *ctx, const char *name, const char *attr)
     struct ddb_err err;
     json_t *req = json_pack("{s:s}", "TableName", name);
     uint64_t gone = 0;
-    bool deleted;
+    bool deleted, first = true;
     size_t i;
 
     ddb_err_init(&err);
@@ -79,16 +91,24 @@ expire_table(struct api_ctx *ctx, const char *name, const char *attr)
     x.lo = lo;
     x.hi = hi;
     x.keys = json_array();
-    if (stable_scan(tr.t, 0, UINT64_MAX, NULL, find_expired, &x, &err) != 0)
-        goto out;
-    for (i = 0; i < json_array_size(x.keys); i++) {
-        if (write_expire(ctx, &tr, json_array_get(x.keys, i), attr,
-                         ctx->now_ms, &deleted, &err) != 0) {
-            ddb_err_clear(&err);
-            continue;
+    do {
+        struct item_key from = x.last;
+
+        x.more = false;
+        json_array_clear(x.keys);
+        if (stable_scan(tr.t, 0, UINT64_MAX, first ? NULL : &from,
+                        find_expired, &x, &err) != 0)
+            goto out;
+        first = false;
+        for (i = 0; i < json_array_size(x.keys); i++) {
+            if (write_expire(ctx, &tr, json_array_get(x.keys, i), attr,
+                             ctx->now_ms, &deleted, &err) != 0) {
+                ddb_err_clear(&err);
+                continue;
+            }
+            gone += deleted;
         }
-        gone += deleted;
-    }
+    } while (x.more);
 out:
     json_decref(x.keys);
     json_decref(req);
@@ -108,7 +128,7 @@ streams_sweep(struct api_server *srv, uint64_t now)
     struct ddb_err err;
     json_t *names, *desc;
     struct stable *t;
-    char attr[256];
+    char attr[256], acct[13];
     uint64_t gone = 0;
     size_t i;
 
@@ -132,8 +152,12 @@ streams_sweep(struct api_server *srv, uint64_t now)
         if (!index_is_hidden_name(n) && tables_ttl_attr(desc, attr,
                                                         sizeof(attr)) &&
             (json_str_is(json_object_get(desc, "TableStatus"), "ACTIVE") ||
-             json_str_is(json_object_get(desc, "TableStatus"), "UPDATING")))
-            gone += expire_table(&ctx, n, attr);
+             json_str_is(json_object_get(desc, "TableStatus"), "UPDATING"))) {
+            /* as its owner would delete it (context.h: stored names) */
+            ctx.account = api_table_owner(&ctx, n, acct);
+            gone += expire_table(&ctx, api_table_public(n), attr);
+            ctx.account = NULL;
+        }
         json_decref(desc);
         if (now > TABLES_STREAM_RETENTION_MS &&
             stable_log_trim(t, now - TABLES_STREAM_RETENTION_MS, &err) != 0)

@@ -789,12 +789,14 @@ tables_check_create(const struct api_ctx *ctx, const json_t *req,
         return -1;
     /* TableName may be the ARN of the table to create. */
     if (!tables_name_from_param(ctx, param, c->name, sizeof(c->name)) ||
-        c->name[0] == '\0')
+        api_table_public(c->name)[0] == '\0')
         return ddb_err_set(err, DDB_VALIDATION,
                            "1 validation error detected: Value '%s' at "
                            "'tableName' failed to satisfy constraint: Member "
                            "must satisfy regular expression pattern: "
                            "[a-zA-Z0-9_.-]+", param);
+    if (tables_check_access(ctx, c->name, err) != 0)
+        return -1;
     if (tables_reject_unsupported(req, "CreateTable", err) != 0 ||
         tables_check_table_class(req, err) != 0 ||
         check_billing(req, c, err) != 0)

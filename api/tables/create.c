@@ -72,7 +72,7 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         goto out;
     if (o == 0) {
         ddb_err_set(err, DDB_RESOURCE_IN_USE, "Table already exists: %s",
-                    c.name);
+                    api_table_public(c.name));
         goto out;
     }
     /* Hidden index tables first (left over ones from a crash dropped),
@@ -85,7 +85,8 @@ api_create_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
         index_drop_all(st, c.name);
         if (err != NULL && err->type == DDB_RESOURCE_IN_USE)
             ddb_err_set(err, DDB_RESOURCE_IN_USE,
-                        "Table already exists: %s", c.name);
+                        "Table already exists: %s",
+                        api_table_public(c.name));
         goto out;
     }
     /* Throttling state from now on: burst banks fill from creation. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* describe.c - the table description: the stored one a CreateTable (or a
  * GSI Create) request makes, the public one clients see (private "_sl"
- * members stripped, live counts), and DescribeTable and ListTables, which
- * show it. */
+ * members stripped, its public name, live counts), and DescribeTable and
+ * ListTables (the caller's account's tables), which show it. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,13 +349,12 @@ add_stats(json_t *obj, struct stable *t, bool is_index)
 }
 
 /* Live ItemCount and IndexSizeBytes of every index in out (a public
- * description being built). */
+ * description being built) of the table stored as table. */
 static void
-index_stats(struct storage *st, json_t *out)
+index_stats(struct storage *st, json_t *out, const char *table)
 {
     static const char *const lists[2] = { "GlobalSecondaryIndexes",
                                           "LocalSecondaryIndexes" };
-    const char *table = tables_str(out, "TableName");
     char hidden[1200];
     struct stable *it;
     json_t *idx;
@@ -379,9 +378,13 @@ index_stats(struct storage *st, json_t *out)
     }
 }
 
+/* The stored description less its private members, with the table's
+ * public name (context.h: another account's table is stored under
+ * "<account>:<name>") and live counts. */
 json_t *
 tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
 {
+    const char *table = tables_str(desc, "TableName");
     json_t *out = json_object();
     const char *key;
     json_t *val;
@@ -391,10 +394,14 @@ tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
             continue;
         json_object_set_new(out, key, json_clone(val));
     }
+    if (table != NULL)
+        json_object_set_new(out, "TableName",
+                            json_string(api_table_public(table)));
     tables_warm_public(out, desc);
     if (t != NULL) {
         add_stats(out, t, false);
-        index_stats(st, out);
+        if (table != NULL)
+            index_stats(st, out, table);
     }
     vector_desc_public(NULL, out);
     return out;
@@ -460,9 +467,14 @@ api_list_tables(struct api_ctx *ctx, const json_t *req, json_t **resp,
     out = json_array();
     total = json_array_size(names);
     for (i = 0; i < total; i++) {
+        char buf[13];
+
         n = json_string_value(json_array_get(names, i));
-        if (n == NULL || (start != NULL && strcmp(n, start) <= 0) ||
-            index_is_hidden_name(n))
+        /* The caller's account's tables only, by their public names (in
+         * the same order: one account's stored names share a prefix). */
+        if (n == NULL || index_is_hidden_name(n) ||
+            strcmp(api_table_owner(ctx, n, buf), tables_account(ctx)) != 0 ||
+            (start != NULL && strcmp(api_table_public(n), start) <= 0))
             continue;
         /* Drop tables whose DELETING period is over. */
         t = NULL;
@@ -485,7 +497,7 @@ api_list_tables(struct api_ctx *ctx, const json_t *req, json_t **resp,
             json_decref(names);
             return 0;
         }
-        json_array_append_new(out, json_string(n));
+        json_array_append_new(out, json_string(api_table_public(n)));
     }
     json_decref(names);
     *resp = json_pack("{s:o}", "TableNames", out);

@@ -143,7 +143,7 @@ target_open(struct api_ctx *ctx, const json_t *req, struct ci_target *tg,
 static json_t *
 named_new(const char *table, const char *index)
 {
-    json_t *out = json_pack("{s:s}", "TableName", table);
+    json_t *out = json_pack("{s:s}", "TableName", api_table_public(table));
 
     if (index != NULL)
         json_object_set_new(out, "IndexName", json_string(index));
@@ -223,7 +223,8 @@ rule_list(const char *table, const char *index, bool range,
         if (kinds[i][2] == 'C' && !all)
             continue;
         snprintf(buf, sizeof(buf), CI_RULE_PREFIX "%s-%s%s%s-%lld",
-                 kinds[i], table, index != NULL ? "-" : "",
+                 kinds[i], api_table_public(table),
+                 index != NULL ? "-" : "",
                  index != NULL ? index : "", (long long)v->rule_ms);
         json_array_append_new(out, json_string(buf));
     }
@@ -505,24 +506,28 @@ api_list_contributor_insights(struct api_ctx *ctx, const json_t *req,
             json_decref(pg.list);
             return -1;
         }
-        list_table(&pg, stable_name(t), desc);
+        list_table(&pg, api_table_public(stable_name(t)), desc);
         json_decref(desc);
         stable_release(t);
     } else {
         names = storage_table_names(ctx->srv->st);
         json_array_foreach(names, i, n) {
             const char *tn = json_string_value(n);
+            char acct[13];
 
             if (pg.has_next)
                 break;
+            /* The caller's account's tables, by their public names. */
             if (tn == NULL || index_is_hidden_name(tn) ||
-                (pg.from_table != NULL && strcmp(tn, pg.from_table) < 0))
+                strcmp(api_table_owner(ctx, tn, acct), api_account(ctx)) ||
+                (pg.from_table != NULL &&
+                 strcmp(api_table_public(tn), pg.from_table) < 0))
                 continue;
             t = storage_table_get(ctx->srv->st, tn);
             if (t == NULL)
                 continue;
             desc = stable_desc_ref(t);
-            list_table(&pg, tn, desc);
+            list_table(&pg, api_table_public(tn), desc);
             json_decref(desc);
             stable_release(t);
         }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* lookup.c - resolving a request's TableName (a name or a table ARN) to an
  * open table: for the control plane (tables_open_named) and for every data
- * operation (api_open_table*, table_ref_open), plus table ARNs and the
+ * operation (api_open_table*, table_ref_open), the caller's access to it
+ * (its account's, or one a resource policy opens), plus table ARNs and the
  * request's region, account and clock. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,10 +37,7 @@ tables_region(const struct api_ctx *ctx)
 const char *
 tables_account(const struct api_ctx *ctx)
 {
-    if (ctx->srv != NULL && ctx->srv->conf != NULL &&
-        ctx->srv->conf->account_id[0] != '\0')
-        return ctx->srv->conf->account_id;
-    return "000000000000";
+    return api_account(ctx);
 }
 
 unsigned
@@ -72,51 +70,94 @@ void
 api_table_arn(const struct api_ctx *ctx, const char *table, char *out,
               size_t outsz)
 {
+    char buf[13];
+
     snprintf(out, outsz, "arn:aws:dynamodb:%s:%s:table/%s",
-             tables_region(ctx), tables_account(ctx), table);
+             tables_region(ctx), api_table_owner(ctx, table, buf),
+             api_table_public(table));
+}
+
+/* A table ARN's account and what follows "table/" (tables_int.h). */
+const char *
+tables_arn_table(const char *arn, char account[13])
+{
+    const char *p = arn, *acct, *acct_end;
+    int field;
+
+    if (strncmp(arn, "arn:aws", 7) != 0 || strstr(arn, ":dynamodb:") == NULL)
+        return NULL;
+    /* Skip arn, partition, service, region: the account starts after the
+     * fourth colon. */
+    for (field = 0; field < 4; field++) {
+        p = strchr(p, ':');
+        if (p == NULL)
+            return NULL;
+        p++;
+    }
+    acct = p;
+    acct_end = strchr(acct, ':');
+    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0 ||
+        acct_end - acct != 12 || strspn(acct, "0123456789") < 12)
+        return NULL;
+    memcpy(account, acct, 12);
+    account[12] = '\0';
+    return acct_end + 7;
 }
 
 /*
- * The table name of a TableName parameter: the value itself, or the name
- * part of a table ARN (arn:<partition>:dynamodb:<region>:<account>:
- * table/<name>). Fails when the value looks like an ARN but is not a
- * table ARN of this account.
+ * The stored name of the table a TableName parameter names: the caller's
+ * table of that name, or the table a table ARN (arn:aws:dynamodb:
+ * <region>:<account>:table/<name>) names in its account. Fails when the
+ * value looks like an ARN but is not a table ARN. Whether the caller may
+ * use it is tables_check_access()'s question.
  */
 bool
 tables_name_from_param(const struct api_ctx *ctx, const char *param,
                        char *out, size_t outsz)
 {
-    const char *p, *acct_end, *acct, *account = tables_account(ctx);
-    int field;
+    const char *p;
+    char account[13];
 
-    if (strncmp(param, "arn:", 4) != 0) {
-        snprintf(out, outsz, "%s", param);
-        return strlen(param) < outsz;
-    }
-    /* Skip arn, partition, service, region: the account starts after the
-     * fourth colon. */
-    p = param;
-    for (field = 0; field < 4; field++) {
-        p = strchr(p, ':');
-        if (p == NULL)
-            return false;
-        p++;
-    }
-    if (strncmp(param, "arn:aws", 7) != 0 ||
-        strstr(param, ":dynamodb:") == NULL)
+    if (strncmp(param, "arn:", 4) != 0)
+        return api_table_stored(ctx, NULL, param, out, outsz);
+    p = tables_arn_table(param, account);
+    if (p == NULL || *p == '\0' || strchr(p, '/') != NULL ||
+        strchr(p, ':') != NULL)
         return false;
-    acct = p;
-    acct_end = strchr(acct, ':');
-    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0)
-        return false;
-    if ((size_t)(acct_end - acct) != strlen(account) ||
-        strncmp(acct, account, (size_t)(acct_end - acct)) != 0)
-        return false;
-    p = acct_end + 7;
-    if (*p == '\0' || strchr(p, '/') != NULL || strlen(p) >= outsz)
-        return false;
-    snprintf(out, outsz, "%s", p);
-    return true;
+    return api_table_stored(ctx, account, p, out, outsz);
+}
+
+/*
+ * AWS's answer to a principal no policy lets act on a resource
+ * (AccessDeniedException; the IAM documentation's message form, naming
+ * the account's root user: the credentials file has keys, not users).
+ */
+static int
+access_denied(const struct api_ctx *ctx, const char *arn,
+              struct ddb_err *err)
+{
+    const char *op = ctx->op != NULL ? ctx->op : "*";
+
+    return ddb_err_set(err, DDB_ACCESS_DENIED,
+                       "User: arn:aws:iam::%s:root is not authorized to "
+                       "perform: dynamodb:%s on resource: %.*s because no "
+                       "resource-based policy allows the dynamodb:%s action",
+                       api_account(ctx), op, 2048, arn, op);
+}
+
+int
+tables_check_access(const struct api_ctx *ctx, const char *stored,
+                    struct ddb_err *err)
+{
+    char buf[13], arn[2400];
+    const char *owner = api_table_owner(ctx, stored, buf);
+
+    api_table_arn(ctx, stored, arn, sizeof(arn));
+    if (ctx->srv != NULL && ctx->srv->policy != NULL)
+        return ctx->srv->policy(ctx, owner, stored, arn, err);
+    if (strcmp(owner, api_account(ctx)) == 0)
+        return 0;
+    return access_denied(ctx, arn, err);
 }
 
 const char *
@@ -153,6 +194,8 @@ tables_open_named(struct api_ctx *ctx, const char *param, bool with_lock,
 
     if (!tables_name_from_param(ctx, param, name, namesz))
         return not_found_named(param, err);
+    if (tables_check_access(ctx, name, err) != 0)
+        return -1;
     o = tables_open_settled(ctx, name, with_lock, t, desc, err);
     if (o > 0)
         return not_found_named(param, err);
@@ -182,7 +225,7 @@ data_table_name(struct api_ctx *ctx, const json_t *req, char *name,
         return -1;
     if (!tables_name_from_param(ctx, param, name, namesz))
         return not_found(err);
-    return 0;
+    return tables_check_access(ctx, name, err);
 }
 
 /* DynamoDB answers data operations on a table that is not ACTIVE yet

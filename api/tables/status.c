@@ -262,7 +262,8 @@ tables_check_in_use(const json_t *desc, const char *name,
         return 0;
     return ddb_err_set(err, DDB_RESOURCE_IN_USE,
                        "Attempt to change a resource which is still in use: "
-                       "Table is being %s: %s", what, name);
+                       "Table is being %s: %s", what,
+                       api_table_public(name));
 }
 
 /* DELETING is not set here: DeleteTable drops the table at once when the

@@ -58,43 +58,33 @@ stream_arn(const json_t *desc, const char *label, char *out, size_t outsz)
 
 /*
  * Split a stream ARN, arn:aws:dynamodb:<region>:<account>:table/<name>/
- * stream/<label>, into the table name and the label. False when arn is
- * not one (ValidationException "Invalid StreamArn": DescribeStream with
- * "fake-stream", aws-sdk-js v2 integration tests against DynamoDB).
+ * stream/<label>, into the table's stored name (context.h: <name> in
+ * <account>) and the label. False when arn is not one (ValidationException
+ * "Invalid StreamArn": DescribeStream with "fake-stream", aws-sdk-js v2
+ * integration tests against DynamoDB). Whether the caller may read it is
+ * tables_check_access()'s question.
  */
 static bool
 stream_arn_parse(const struct api_ctx *ctx, const char *arn, char *name,
                  size_t namesz, char *label, size_t labelsz)
 {
-    const char *p = arn, *acct, *acct_end, *tname, *sep;
-    const char *account = tables_account(ctx);
-    int field;
+    const char *tname, *sep;
+    char account[13], pub[TABLES_NAME_MAX];
 
-    if (strncmp(arn, "arn:aws", 7) != 0 || strstr(arn, ":dynamodb:") == NULL)
+    tname = tables_arn_table(arn, account);
+    if (tname == NULL)
         return false;
-    for (field = 0; field < 4; field++) {
-        p = strchr(p, ':');
-        if (p == NULL)
-            return false;
-        p++;
-    }
-    acct = p;
-    acct_end = strchr(acct, ':');
-    if (acct_end == NULL || strncmp(acct_end + 1, "table/", 6) != 0 ||
-        (size_t)(acct_end - acct) != strlen(account) ||
-        strncmp(acct, account, strlen(account)) != 0)
-        return false;
-    tname = acct_end + 7;
     sep = strstr(tname, "/stream/");
-    if (sep == NULL || sep == tname || (size_t)(sep - tname) >= namesz ||
+    if (sep == NULL || sep == tname || (size_t)(sep - tname) >= sizeof(pub) ||
         memchr(tname, '/', (size_t)(sep - tname)) != NULL ||
+        memchr(tname, ':', (size_t)(sep - tname)) != NULL ||
         sep[8] == '\0' || strlen(sep + 8) >= labelsz ||
         strchr(sep + 8, '/') != NULL)
         return false;
-    memcpy(name, tname, (size_t)(sep - tname));
-    name[sep - tname] = '\0';
+    memcpy(pub, tname, (size_t)(sep - tname));
+    pub[sep - tname] = '\0';
     snprintf(label, labelsz, "%s", sep + 8);
-    return true;
+    return api_table_stored(ctx, account, pub, name, namesz);
 }
 
 /* ------------------------------------------------------------------------
@@ -447,14 +437,15 @@ stream_owner(const char *storage_name, char *out, size_t outsz)
     return true;
 }
 
-/* Fill s from stream entry e of desc (table t, user table name). */
+/* Fill s from stream entry e of desc (table t, user table stored as
+ * name: s->table gets its public name). */
 static void
 stream_fill(struct tables_stream *s, const json_t *desc, const json_t *e,
             const char *name)
 {
     const char *v = tables_str(e, "view");
 
-    snprintf(s->table, sizeof(s->table), "%s", name);
+    snprintf(s->table, sizeof(s->table), "%s", api_table_public(name));
     snprintf(s->label, sizeof(s->label), "%s", tables_str(e, "label"));
     snprintf(s->view, sizeof(s->view), "%s", v != NULL ? v : "KEYS_ONLY");
     stream_arn(desc, s->label, s->arn, sizeof(s->arn));
@@ -466,24 +457,29 @@ stream_fill(struct tables_stream *s, const json_t *desc, const json_t *e,
     s->deleted = json_object_get(desc, PRIV_RETIRED) != NULL;
 }
 
-/* Every stream of every table (of table name only, when not NULL), as
- * {"StreamArn", "TableName", "StreamLabel"} sorted by table name, then
- * label (creation). A new reference. */
+/* Every stream of every table of the caller's account (of table name
+ * only, when not NULL), as {"StreamArn", "TableName", "StreamLabel"}
+ * sorted by table name, then label (creation). A new reference. */
 json_t *
 tables_stream_list(struct api_ctx *ctx, const char *table)
 {
     json_t *names = storage_table_names(ctx->srv->st), *out = json_array();
-    char owner[TABLES_NAME_MAX];
+    char owner[TABLES_NAME_MAX], stored[TABLES_NAME_MAX], acct[13];
     struct tables_stream s;
     struct stable *t;
     json_t *d, *e, *row;
     size_t i, j, k;
 
+    if (table != NULL &&
+        !api_table_stored(ctx, NULL, table, stored, sizeof(stored)))
+        stored[0] = '\0';
     for (i = 0; i < json_array_size(names); i++) {
         const char *n = json_string_value(json_array_get(names, i));
 
         if (n == NULL || !stream_owner(n, owner, sizeof(owner)) ||
-            (table != NULL && strcmp(owner, table) != 0) ||
+            strcmp(api_table_owner(ctx, owner, acct),
+                   tables_account(ctx)) != 0 ||
+            (table != NULL && strcmp(owner, stored) != 0) ||
             (t = storage_table_get(ctx->srv->st, n)) == NULL)
             continue;
         d = stable_desc_ref(t);
@@ -521,7 +517,7 @@ tables_stream_cmp(const struct api_ctx *ctx, const char *arn,
     if (!stream_arn_parse(ctx, arn, name, sizeof(name), label,
                           sizeof(label)))
         return -2;
-    c = strcmp(name, tables_str(row, "TableName"));
+    c = strcmp(api_table_public(name), tables_str(row, "TableName"));
     if (c == 0)
         c = strcmp(label, tables_str(row, "StreamLabel"));
     return c < 0 ? -1 : c > 0;
@@ -582,6 +578,8 @@ tables_stream_open(struct api_ctx *ctx, const char *arn,
     if (!stream_arn_parse(ctx, arn, name, sizeof(name), label,
                           sizeof(label)))
         return ddb_err_set(err, DDB_VALIDATION, "Invalid StreamArn");
+    if (tables_check_access(ctx, name, err) != 0)
+        return -1;
     a.found = stream_find(ctx, name, name, label, s);
     if (!a.found)
         each_retired(ctx, name, find_fn, &a);

@@ -27,7 +27,8 @@ api_handler api_describe_contributor_insights,
  * 0, or -1 with err set (the table stays as it was: start again). */
 int tables_rehash_all(struct storage *st, bool verbose, struct ddb_err *err);
 
-/* The table's ARN for the request's region and the configured account. */
+/* The ARN of a table (its stored name) in the request's region and its
+ * owner's account. */
 void api_table_arn(const struct api_ctx *ctx, const char *table, char *out,
                    size_t outsz);
 /* Resolve TableName (a name or a table ARN) to an open table. On failure

@@ -30,7 +30,7 @@
 
 /* The request's time: ctx->now_ms, or the wall clock when it is unset. */
 uint64_t tables_now_ms(const struct api_ctx *ctx);
-/* The request's region and the configured account (borrowed strings). */
+/* The request's region and the caller's account (borrowed strings). */
 const char *tables_region(const struct api_ctx *ctx);
 const char *tables_account(const struct api_ctx *ctx);
 /* The configured status delay (how long CREATING etc. last), in ms. */
@@ -43,15 +43,27 @@ long long tables_uint(const json_t *obj, const char *key);
 /* TableName of req (borrowed), or NULL with DynamoDB's ValidationException
  * for a missing one. */
 const char *tables_req_name(const json_t *req, struct ddb_err *err);
-/* The table name param (a name or a table ARN of this account) refers to,
- * into out (outsz bytes). False when param is no such name. */
+/* The part after "table/" of a table ARN (arn:aws...:dynamodb:<region>:
+ * <account>:table/...), its account into account; NULL when arn is not
+ * one. */
+const char *tables_arn_table(const char *arn, char account[13]);
+/* The stored name (context.h) of the table param (a name of the caller's,
+ * or a table ARN of any account) refers to, into out (outsz bytes). False
+ * when param is no such name. */
 bool tables_name_from_param(const struct api_ctx *ctx, const char *param,
                             char *out, size_t outsz);
+/* May the caller use the table stored as `stored`? Its own account's,
+ * yes; another's, only when a resource policy (srv->policy) allows: else
+ * AccessDeniedException. With srv->policy set, it decides both. 0, or -1
+ * with err set. */
+int tables_check_access(const struct api_ctx *ctx, const char *stored,
+                        struct ddb_err *err);
 /*
- * Open the table param names (name or ARN; name receives the plain name)
+ * Open the table param names (name or ARN; name receives the stored name)
  * with its settled description, like tables_open_settled(). On failure -1,
  * with ResourceNotFoundException "Table: <param> not found" when there is
- * no such table. with_lock: the caller holds the DDL lock.
+ * no such table, AccessDeniedException for another account's table no
+ * policy opens. with_lock: the caller holds the DDL lock.
  */
 int tables_open_named(struct api_ctx *ctx, const char *param, bool with_lock,
                       char *name, size_t namesz, struct stable **t,

@@ -100,7 +100,27 @@ def delete_table_quietly(c, name):
         pass
 
 
-class E2ECase(unittest.TestCase):
+class ErrorAsserts(unittest.TestCase):
+    """assertError, for every e2e case (E2ECase's, and suites that start
+    their own servers)."""
+
+    def assertError(self, fn, code, message=None, prefix=None, **kw):
+        """Call fn(**kw); assert a ClientError with `code` and, if given,
+        exactly `message` (or a message starting with `prefix`)."""
+        with self.assertRaises(ClientError) as cm:
+            fn(**kw)
+        err = cm.exception.response["Error"]
+        self.assertEqual(err["Code"], code, err.get("Message"))
+        if message is not None:
+            self.assertEqual(err.get("Message"), message)
+        if prefix is not None:
+            self.assertTrue(err.get("Message", "").startswith(prefix),
+                            "%r does not start with %r"
+                            % (err.get("Message"), prefix))
+        return cm.exception
+
+
+class E2ECase(ErrorAsserts):
     """Base class: self.c is a low-level client; helpers for errors."""
 
     @classmethod
@@ -119,21 +139,6 @@ class E2ECase(unittest.TestCase):
         create_table(cls.c, name, **kw)
         cls._tables.append(name)
         return name
-
-    def assertError(self, fn, code, message=None, prefix=None, **kw):
-        """Call fn(**kw); assert a ClientError with `code` and, if given,
-        exactly `message` (or a message starting with `prefix`)."""
-        with self.assertRaises(ClientError) as cm:
-            fn(**kw)
-        err = cm.exception.response["Error"]
-        self.assertEqual(err["Code"], code, err.get("Message"))
-        if message is not None:
-            self.assertEqual(err.get("Message"), message)
-        if prefix is not None:
-            self.assertTrue(err.get("Message", "").startswith(prefix),
-                            "%r does not start with %r"
-                            % (err.get("Message"), prefix))
-        return cm.exception
 
     def assertValidation(self, fn, message=None, prefix=None, **kw):
         return self.assertError(fn, "ValidationException", message, prefix,
@@ -279,3 +284,54 @@ def parse_answer(raw):
         headers[k.strip().lower()] = v.strip()
     n = int(headers.get("content-length", len(rest)))
     return status, headers, rest[:n]
+
+
+# --- servers that verify signatures (--auth signature) ---------------------
+
+# The keys those servers get: two accounts, and a key without an account,
+# which belongs to --account-id's account (the tables of a server run
+# without signatures).
+KEYS = [("AKIDALICE", "alice/Secret+1", "111111111111"),
+        ("AKIDBOB", "bob-secret", "222222222222"),
+        ("AKIDDEFAULT", "default-secret", None)]
+
+
+def start_signed_server(prefix, *extra, keys=KEYS, data_dir=None):
+    """A private server with --auth signature and a credentials file of
+    keys [(id, secret, account or None)], on data_dir (default: a new one
+    in the temp dir). Returns (dir, Popen, url); stop_temp_server ends
+    both."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    if data_dir is None:
+        data_dir = os.path.join(tmp, "data")
+    creds = os.path.join(tmp, "credentials")
+    with open(creds, "w") as f:
+        f.write("# shardlocal test keys\n")
+        for key, secret, account in keys:
+            f.write("%s %s %s\n" % (key, secret, account or ""))
+    proc, url = start_private_server(data_dir, os.path.join(tmp, "port"),
+                                     "--auth", "signature", "--credentials",
+                                     creds, *extra)
+    return tmp, proc, url
+
+
+def signed_client(url, key, secret, region=REGION, token=None, config=None):
+    """A boto3 client of url signing with key and secret."""
+    return boto3.client("dynamodb", endpoint_url=url, region_name=region,
+                        aws_access_key_id=key, aws_secret_access_key=secret,
+                        aws_session_token=token, config=config or _CFG)
+
+
+def sanitizer_reports(tmp):
+    """The AddressSanitizer / UBSan reports in the log of a server started
+    in tmp (start_temp_server, start_signed_server): '' when there are
+    none, as run.sh requires of its own server."""
+    try:
+        with open(os.path.join(tmp, "server.log"), errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    marks = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+             "runtime error:")
+    return "\n".join(line for line in text.splitlines()
+                     if any(m in line for m in marks))

@@ -5,7 +5,7 @@
 #
 # Environment: top_srcdir/top_builddir (set by make). SHARDLOCAL_ENDPOINT,
 # if set, targets an already running server instead of starting one.
-# E2E_SUITES (default "py py-old cli js throttle") picks suites.
+# E2E_SUITES (default "py py-old cli cli-auth js throttle") picks suites.
 # Exit 0 pass, 1 fail, 77 when nothing at all could run.
 
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -13,7 +13,7 @@ builddir=${top_builddir:-$srcdir}
 srcdir=$(cd "$srcdir" && pwd)
 builddir=$(cd "$builddir" && pwd)
 E2E=$srcdir/tests/e2e
-SUITES=${E2E_SUITES:-"py py-old cli js throttle"}
+SUITES=${E2E_SUITES:-"py py-old cli cli-auth js throttle"}
 
 # Dummy credentials: the clients sign, the local server does not check.
 AWS_ACCESS_KEY_ID=AKIDEXAMPLE
@@ -175,6 +175,8 @@ for s in $SUITES; do
         fi ;;
     cli)
         run_py cli "$PY" cli_test ;;
+    cli-auth)       # the CLIs against servers of their own (--auth)
+        run_py cli-auth "$PY" cli_signatures ;;
     throttle)       # its own line in the summary: DynamoDB's throttling
         run_py throttle "$PY" test_throttling test_bursts test_keyhash ;;
     js)

@@ -206,6 +206,12 @@ class StreamSpecificationTest(StreamsCase):
         status = {a: self.s.describe_stream(StreamArn=a)[
             "StreamDescription"]["StreamStatus"] for a in (first, second)}
         self.assertEqual(status, {first: "DISABLED", second: "ENABLED"})
+        # the disabled stream keeps its view type and table, though the
+        # table no longer shows a StreamSpecification for it (scylladb
+        # PR 31553, 2026-09, a test run against DynamoDB)
+        d = self.s.describe_stream(StreamArn=first)["StreamDescription"]
+        self.assertEqual((d["StreamViewType"], d["TableName"]),
+                         ("NEW_IMAGE", name))
 
     def test_update_stream_with_other_changes(self):
         # DDB-TABLE-433/442: a stream change combines with BillingMode
@@ -371,6 +377,62 @@ class RecordsTest(StreamsCase):
         self.assertEqual([(r["eventName"], r["dynamodb"]["Keys"])
                           for r in orecs],
                          [("INSERT", {"pk": {"S": "o"}})])
+
+    def test_partiql_statements(self):
+        # PartiQL writes are item changes like the item operations they
+        # stand for (developer guide, "Change data capture for DynamoDB
+        # Streams": every item-level modification, whatever the API): one
+        # record per changed item from ExecuteStatement,
+        # BatchExecuteStatement and ExecuteTransaction; none for an UPDATE
+        # that changes nothing, a duplicate INSERT, an UPDATE of a missing
+        # item (ConditionalCheckFailed) or a DELETE of one
+        name, arn = self.stream_table()
+        q = '"%s"' % name
+
+        def run(st):
+            self.c.execute_statement(Statement=st % q)
+
+        run("INSERT INTO %s VALUE {'pk': 'a', 'v': 1}")
+        run("UPDATE %s SET v = 2 WHERE pk = 'a'")
+        run("UPDATE %s SET v = 2 WHERE pk = 'a'")
+        for st, code in (("INSERT INTO %s VALUE {'pk': 'a'}",
+                          "DuplicateItemException"),
+                         ("UPDATE %s SET v = 3 WHERE pk = 'zz'",
+                          "ConditionalCheckFailedException")):
+            with self.assertRaises(ClientError) as e:
+                run(st)
+            self.assertEqual(e.exception.response["Error"]["Code"], code)
+        run("DELETE FROM %s WHERE pk = 'a'")
+        run("DELETE FROM %s WHERE pk = 'a'")
+        r = self.c.batch_execute_statement(Statements=[
+            {"Statement": "INSERT INTO %s VALUE {'pk': 'b'}" % q},
+            {"Statement": "INSERT INTO %s VALUE {'pk': 'c'}" % q},
+            {"Statement": "INSERT INTO %s VALUE {'pk': 'b'}" % q}])
+        self.assertEqual(r["Responses"][2]["Error"]["Code"], "DuplicateItem")
+        self.c.execute_transaction(TransactStatements=[
+            {"Statement": "UPDATE %s SET w = 1 WHERE pk = 'b'" % q},
+            {"Statement": "DELETE FROM %s WHERE pk = 'c'" % q},
+            {"Statement": "INSERT INTO %s VALUE {'pk': 'd'}" % q}])
+        recs = read_stream(self.s, arn)
+        self.check_common(sorted(recs, key=lambda r: int(
+            r["dynamodb"]["SequenceNumber"])), "NEW_AND_OLD_IMAGES")
+        got = [(r["eventName"], r["dynamodb"]["Keys"]["pk"]["S"],
+                r["dynamodb"].get("OldImage"), r["dynamodb"].get("NewImage"))
+               for r in recs]
+        a1 = {"pk": {"S": "a"}, "v": {"N": "1"}}
+        a2 = {"pk": {"S": "a"}, "v": {"N": "2"}}
+        b, c = {"pk": {"S": "b"}}, {"pk": {"S": "c"}}
+        # per key in order; keys may sit in different shards
+        for key, want in (
+                ("a", [("INSERT", None, a1), ("MODIFY", a1, a2),
+                       ("REMOVE", a2, None)]),
+                ("b", [("INSERT", None, b),
+                       ("MODIFY", b, dict(b, w={"N": "1"}))]),
+                ("c", [("INSERT", None, c), ("REMOVE", c, None)]),
+                ("d", [("INSERT", None, {"pk": {"S": "d"}})])):
+            self.assertEqual([g[:1] + g[2:] for g in got if g[1] == key],
+                             want, key)
+        self.assertEqual(len(got), 8)
 
     def test_index_upkeep_records_nothing(self):
         # a table with a GSI and an LSI: index rows are not changes of the

@@ -52,15 +52,17 @@ LIBS="$(pkg-config --libs $PKGS) -lgmp -lpthread -lm"
 
 # --- build: the library's sources once, then one binary per target -------
 cd "$srcdir" || exit 1
-# server/: the request reader and the content codings (fuzz_http.c); the
-# rest of server/ needs sockets and threads.
+# server/: the request reader and the content codings (fuzz_http.c),
+# signatures and address ranges (fuzz_sigv4.c); the rest of server/ needs
+# sockets and threads.
 SRCS=$(ls storage/*.c conf/*.c api/*.c api/*/*.c server/request.c \
-       server/compress.c 2>/dev/null | grep -v "/ui_page.c$")
+       server/compress.c server/sigv4.c server/cidr.c 2>/dev/null |
+       grep -v "/ui_page.c$")
 sh api/admin/ui_embed.sh api/admin/ui > "$BUILD/ui_page.c" || exit 1
 # Rebuild everything when any source, header or flag changed.
 stamp=$( (echo "$CC $CFLAGS"; cat $SRCS storage/*.h conf/*.h api/*.h \
-         api/*/*.h server/request.h server/compress.h "$BUILD/ui_page.c") |
-         cksum)
+         api/*/*.h server/request.h server/compress.h server/sigv4.h \
+         server/cidr.h "$BUILD/ui_page.c") | cksum)
 if [ "$(cat "$BUILD/stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "fuzz: compiling the server's sources with $CC"
     rm -f "$BUILD"/obj/*.o

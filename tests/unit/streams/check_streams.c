@@ -218,8 +218,8 @@ START_TEST(test_describe_rate_and_readers)
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), 0);
     ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
-    ck_assert_int_eq(err.type, DDB_LIMIT_EXCEEDED);
-    ck_assert_str_eq(err.msg, "Too many operations for a given subscriber.");
+    ck_assert_int_eq(err.type, DDB_THROTTLING);
+    ck_assert_str_eq(err.msg, "Rate exceeded");
     ddb_err_clear(&err);
     ctx.now_ms = 10300;                 /* 0.9 of a call banked */
     ck_assert_int_eq(streams_meter_describe(&ctx, &s, &err), -1);
@@ -241,7 +241,7 @@ START_TEST(test_describe_rate_and_readers)
     ck_assert_int_eq(streams_meter_enter(&ctx, &s, "shard-a", &err), 0);
     ck_assert_int_eq(streams_meter_enter(&ctx, &s, "shard-a", &err), 0);
     ck_assert_int_eq(streams_meter_enter(&ctx, &s, "shard-a", &err), -1);
-    ck_assert_int_eq(err.type, DDB_LIMIT_EXCEEDED);
+    ck_assert_int_eq(err.type, DDB_THROTTLING);
     ddb_err_clear(&err);
     ck_assert_int_eq(streams_meter_enter(&ctx, &s, "shard-b", &err), 0);
     streams_meter_leave(&ctx, &s, "shard-a", 7, 700);
