@@ -85,6 +85,9 @@ static const struct api_op api_ops[] = {
     OP("RestoreTableFromBackup", restore_table_from_backup, API_DDL),
     OP("RestoreTableToPointInTime", restore_table_to_point_in_time, API_DDL),
     OP("Scan", scan, API_READ | CAP),
+    /* Its own deserialiser runs before the model's checks: no schema
+     * here (ops/search.c); it answers its ConsumedCapacity itself. */
+    { "SearchVectors", NULL, api_search_vectors, NULL, API_READ },
     OP("TagResource", tag_resource, API_DDL),
     OP("TransactGetItems", transact_get_items, API_READ | CAP_TXN),
     OP("TransactWriteItems", transact_write_items, API_WRITE | CAP_TXN),

@@ -2,6 +2,7 @@
 /* context.c - the server state every request shares (struct api_server):
  * set-up and tear-down (the sweep thread is started by main.c). */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "api/throttle/faults.h"
 #include "api/throttle/throttle.h"
 #include "api/transfer/transfer.h"
+#include "api/vector/vector.h"
 #include "storage/util.h"
 
 /* The store's change log runs on the server's clock (storage_set_clock),
@@ -42,6 +44,16 @@ api_server_init(struct api_server *srv, struct storage *st,
     }
     if (st != NULL)
         storage_set_clock(st, store_clock, srv);
+    srv->vectors = vector_registry_new(st, c->vector_exact_max);
+    /* The vector indexes live in memory: rebuild them from the tables. */
+    if (st != NULL) {
+        struct ddb_err err;
+
+        ddb_err_init(&err);
+        if (vector_registry_load(srv->vectors, &err) != 0)
+            fprintf(stderr, "shardlocal: vector indexes: %s\n", err.msg);
+        ddb_err_clear(&err);
+    }
 }
 
 void
@@ -52,9 +64,12 @@ api_server_fini(struct api_server *srv)
     streams_sweeper_stop(srv);
     if (srv->st != NULL)
         storage_set_clock(srv->st, NULL, NULL);
+    /* After the sweeper: its TTL deletes keep the vector indexes. */
+    vector_registry_free(srv->vectors);
     throttle_registry_free(srv->throttle);
     faults_free(srv->faults);
     streams_meter_free(srv->streams);
+    srv->vectors = NULL;
     srv->throttle = NULL;
     srv->faults = NULL;
     srv->streams = NULL;

@@ -56,6 +56,9 @@ struct conf {
     unsigned checkpoint_pages;      /* WAL pages that queue a partition for
                                        the checkpoint thread (4096; 0:
                                        SQLite's inline checkpoints) */
+    unsigned vector_exact_max;      /* vector index partitions up to this
+                                       many items are searched exactly;
+                                       larger ones through a graph */
     unsigned max_connections;       /* open at once; past it the most idle
                                        one is closed for a new client */
     double idle_timeout;            /* s: an idle keep-alive connection */

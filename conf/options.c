@@ -171,6 +171,10 @@ const struct conf_option conf_options[] = {
       S(item_collection_limit), .def = "10GB",
       .help = "largest item collection of a table with LSIs; suffixes KB, "
               "MB, GB" },
+    { .name = "vector-exact-max", .type = CONF_UINT,
+      S(vector_exact_max), .min = 0, .max = 100000000, .def = "10000",
+      .help = "vector index partitions of up to this many items are "
+              "searched exactly; larger ones through an HNSW graph" },
     { .name = "ttl-sweep-seconds", .type = CONF_UINT,
       S(ttl_sweep_seconds), .min = 1, .max = 86400, .def = "60",
       .help = "how often expired (TTL) items are deleted and stream "

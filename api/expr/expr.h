@@ -53,6 +53,40 @@ struct expr *expr_parse(struct expr_env *env, enum expr_kind kind,
 struct expr *expr_parse_legacy(struct expr_env *env, enum expr_kind kind,
                                const char *text, struct ddb_err *err);
 void expr_free(struct expr *e);
+/* expr_parse() of a member another operation names differently: kind's
+ * grammar and checks, its errors saying "Invalid <param>: " (SearchVectors'
+ * SearchConditionExpression is a condition). */
+struct expr *expr_parse_as(struct expr_env *env, enum expr_kind kind,
+                           const char *param, const char *text,
+                           struct ddb_err *err);
+
+/*
+ * A condition read as clauses joined by AND (parentheses dropped): what
+ * each clause is, the top-level attribute it tests and, for a comparison
+ * of an attribute with a :value, that value. fn is called on each clause
+ * in text order; a non-zero return stops the walk and is returned.
+ */
+enum expr_clause_op {
+    EXPR_CLAUSE_EQ,                 /* attr = :v (or :v = attr) */
+    EXPR_CLAUSE_CMP,                /* another comparator: <>, <, <=, >, >= */
+    EXPR_CLAUSE_BETWEEN,
+    EXPR_CLAUSE_IN,
+    EXPR_CLAUSE_FUNC,               /* attribute_exists(...), ... */
+    EXPR_CLAUSE_OR,
+    EXPR_CLAUSE_NOT
+};
+struct expr_clause {
+    enum expr_clause_op op;
+    const char *attr;               /* the first attribute path's head, or
+                                       NULL when the clause names none */
+    bool nested;                    /* that path reaches into it */
+    bool two_paths;                 /* it compares two attributes */
+    const json_t *value;            /* EQ: the value (borrowed), or NULL */
+};
+typedef int expr_clause_fn(void *arg, const struct expr_clause *c,
+                           struct ddb_err *err);
+int expr_clauses(const struct expr *e, expr_clause_fn *fn, void *arg,
+                 struct ddb_err *err);
 
 /* Condition or filter: *result = whether item (borrowed, NULL = no item)
  * satisfies e. -1 only on evaluation errors DynamoDB reports. */

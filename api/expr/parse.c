@@ -739,9 +739,9 @@ parse_syntax(struct expr *e, const char *text, size_t len,
     return p.failed ? -1 : 0;
 }
 
-/* Rewrite err's message as "Invalid <Param>: <message>". */
+/* Rewrite err's message as "Invalid <param>: <message>". */
 static int
-prefix_error(enum expr_kind kind, struct ddb_err *err)
+prefix_error(const char *param, struct ddb_err *err)
 {
     char msg[DDB_ERR_MSG_MAX];
 
@@ -749,8 +749,7 @@ prefix_error(enum expr_kind kind, struct ddb_err *err)
         return -1;
     memcpy(msg, err->msg, sizeof(msg));
     msg[sizeof(msg) - 1] = '\0';
-    return ddb_err_set(err, DDB_VALIDATION, "Invalid %s: %s",
-                       expr_kind_param(kind), msg);
+    return ddb_err_set(err, DDB_VALIDATION, "Invalid %s: %s", param, msg);
 }
 
 /* An empty expression of kind with its arena (caller frees with
@@ -783,11 +782,11 @@ expr_build_targets(struct expr *e)
  * Parse text as kind, resolving names and values through env (marking them
  * used). Returns a new expr (caller frees with expr_free) that borrows
  * values from env, so it must not outlive env; NULL with err set to
- * DynamoDB's "Invalid <Param>: ..." message.
+ * DynamoDB's "Invalid <param>: ..." message.
  */
 static struct expr *
-parse_text(struct expr_env *env, enum expr_kind kind, const char *text,
-           bool legacy, struct ddb_err *err)
+parse_text(struct expr_env *env, enum expr_kind kind, const char *param,
+           const char *text, bool legacy, struct ddb_err *err)
 {
     struct expr *e = NULL;
     size_t len, i;
@@ -803,22 +802,20 @@ parse_text(struct expr_env *env, enum expr_kind kind, const char *text,
     if (len > EXPR_TEXT_MAX && kind == EXPR_UPDATE) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: Expression size has exceeded the maximum "
-                    "allowed size;", expr_kind_param(kind));
+                    "allowed size;", param);
         return NULL;
     }
     if (len > EXPR_TEXT_MAX) {
         ddb_err_set(err, DDB_VALIDATION,
                     "Invalid %s: Expression size has exceeded the maximum "
-                    "allowed size; expression size: %zu",
-                    expr_kind_param(kind), len);
+                    "allowed size; expression size: %zu", param, len);
         return NULL;
     }
     for (i = 0; i < len && lex_is_space(text[i]); i++)
         ;
     if (i == len) {
         ddb_err_set(err, DDB_VALIDATION,
-                    "Invalid %s: The expression can not be empty;",
-                    expr_kind_param(kind));
+                    "Invalid %s: The expression can not be empty;", param);
         return NULL;
     }
 parse:
@@ -826,7 +823,7 @@ parse:
     e->legacy = legacy;
     if (parse_syntax(e, text, len, err) != 0 ||
         resolve_expr(e, env, err) != 0) {
-        prefix_error(kind, err);
+        prefix_error(param, err);
         expr_free(e);
         return NULL;
     }
@@ -840,14 +837,21 @@ struct expr *
 expr_parse(struct expr_env *env, enum expr_kind kind, const char *text,
            struct ddb_err *err)
 {
-    return parse_text(env, kind, text, false, err);
+    return parse_text(env, kind, expr_kind_param(kind), text, false, err);
+}
+
+struct expr *
+expr_parse_as(struct expr_env *env, enum expr_kind kind, const char *param,
+              const char *text, struct ddb_err *err)
+{
+    return parse_text(env, kind, param, text, false, err);
 }
 
 struct expr *
 expr_parse_legacy(struct expr_env *env, enum expr_kind kind,
                   const char *text, struct ddb_err *err)
 {
-    return parse_text(env, kind, text, true, err);
+    return parse_text(env, kind, expr_kind_param(kind), text, true, err);
 }
 
 /* Free e, its arena and its update targets; accepts NULL. */

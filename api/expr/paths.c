@@ -245,6 +245,74 @@ expr_head_use(const struct expr *e, const char *attr)
     return h.use;
 }
 
+/* ------------------------------------------------------------------------
+ * A condition as clauses joined by AND
+ * ---------------------------------------------------------------------- */
+
+/* Describe clause n (not an AND) into c. */
+static void
+clause_of(const struct expr_node *n, struct expr_clause *c)
+{
+    int i;
+
+    memset(c, 0, sizeof(*c));
+    switch (n->type) {
+    case NODE_OR: c->op = EXPR_CLAUSE_OR; break;
+    case NODE_NOT: c->op = EXPR_CLAUSE_NOT; break;
+    case NODE_BETWEEN: c->op = EXPR_CLAUSE_BETWEEN; break;
+    case NODE_IN: c->op = EXPR_CLAUSE_IN; break;
+    case NODE_CMP:
+        c->op = n->op == CMP_EQ ? EXPR_CLAUSE_EQ : EXPR_CLAUSE_CMP;
+        break;
+    default: c->op = EXPR_CLAUSE_FUNC; break;
+    }
+    for (i = 0; i < n->nargs; i++) {
+        const struct expr_node *a = n->args[i];
+
+        if (a->type == NODE_PATH && a->path.n > 0 && !a->path.el[0].is_index) {
+            if (c->attr != NULL) {
+                c->two_paths = true;
+                continue;
+            }
+            c->attr = a->path.el[0].name;
+            c->nested = a->path.n > 1;
+        } else if (a->type == NODE_VALUE && c->op == EXPR_CLAUSE_EQ) {
+            c->value = a->value;
+        } else if (a->type != NODE_VALUE && c->attr == NULL &&
+                   c->op != EXPR_CLAUSE_EQ && c->op != EXPR_CLAUSE_CMP) {
+            struct expr_clause inner;
+
+            clause_of(a, &inner);
+            c->attr = inner.attr;
+            c->nested = inner.nested;
+        }
+    }
+}
+
+static int
+clauses_of(const struct expr_node *n, expr_clause_fn *fn, void *arg,
+           struct ddb_err *err)
+{
+    struct expr_clause c;
+    int rc;
+
+    if (n->type == NODE_AND) {
+        rc = clauses_of(n->args[0], fn, arg, err);
+        return rc != 0 ? rc : clauses_of(n->args[1], fn, arg, err);
+    }
+    clause_of(n, &c);
+    return fn(arg, &c, err);
+}
+
+int
+expr_clauses(const struct expr *e, expr_clause_fn *fn, void *arg,
+             struct ddb_err *err)
+{
+    if (e == NULL || e->root == NULL)
+        return 0;
+    return clauses_of(e->root, fn, arg, err);
+}
+
 /* A path_fn: append the path's head to the array arg unless it is there. */
 static bool
 head_collect(const struct expr_path *p, void *arg)

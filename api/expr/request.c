@@ -134,19 +134,31 @@ req_exprs_parse(struct req_exprs *x, const json_t *req, enum expr_kind kind,
 
     *out = NULL;
     val = json_object_get(req, emember);
-    if (val != NULL && !json_is_null(val)) {
-        if (!json_is_string(val))
-            return ddb_err_set(err, DDB_SERIALIZATION,
-                               "NUMBER_VALUE cannot be converted to String");
-        if (exprs_env(x, req, err) != 0)
-            return -1;
-        *out = expr_parse(x->env, kind, json_string_value(val), err);
-        return *out == NULL ? -1 : 0;
-    }
+    if (val != NULL && !json_is_null(val))
+        return req_exprs_parse_as(x, req, emember, kind, out, err);
     val = lmember != NULL ? json_object_get(req, lmember) : NULL;
     if (val != NULL && !json_is_null(val))
         return parse_legacy(x, req, kind, lmember, val, out, err);
     return 0;
+}
+
+int
+req_exprs_parse_as(struct req_exprs *x, const json_t *req, const char *member,
+                   enum expr_kind kind, struct expr **out,
+                   struct ddb_err *err)
+{
+    const json_t *val = json_object_get(req, member);
+
+    *out = NULL;
+    if (val == NULL || json_is_null(val))
+        return 0;
+    if (!json_is_string(val))
+        return ddb_err_set(err, DDB_SERIALIZATION,
+                           "NUMBER_VALUE cannot be converted to String");
+    if (exprs_env(x, req, err) != 0)
+        return -1;
+    *out = expr_parse_as(x->env, kind, member, json_string_value(val), err);
+    return *out == NULL ? -1 : 0;
 }
 
 int

@@ -78,6 +78,11 @@ int req_exprs_begin_op(struct req_exprs *x, const json_t *req, const char *op,
 int req_exprs_parse(struct req_exprs *x, const json_t *req,
                     enum expr_kind kind, const char *legacy_param,
                     struct expr **out, struct ddb_err *err);
+/* Parse the request's member `member` (a string, absent: *out NULL) as an
+ * expression of kind, its errors naming member (expr_parse_as). */
+int req_exprs_parse_as(struct req_exprs *x, const json_t *req,
+                       const char *member, enum expr_kind kind,
+                       struct expr **out, struct ddb_err *err);
 /* The "... unused in expressions" checks on the request's own maps (which
  * are validated here if no expression needed them yet). Call once, after
  * every req_exprs_parse(). */

@@ -567,6 +567,26 @@ bw_index_open(struct api_ctx *ctx, struct bw_table *bt, struct ddb_err *err)
     return rc;
 }
 
+/* A table with vector indexes: r's write keeps them in step, and a put's
+ * item is checked against them before anything of the batch is written. */
+static int
+bw_vector_open(struct api_ctx *ctx, struct bw_table *bt,
+               struct bw_request *r, struct ddb_err *err)
+{
+    json_t *d = stable_desc_ref(bt->ot.t);
+    int rc = 0;
+
+    if (d != NULL && vector_desc_has(d)) {
+        r->w.vec = vector_write_new(ctx->srv, bt->ot.t, err);
+        rc = r->w.vec == NULL ? -1 : 0;
+        if (rc == 0 && r->w.kind == WRITE_PUT)
+            rc = vector_write_check(r->w.vec, NULL, r->w.item, NULL, NULL,
+                                    err);
+    }
+    json_decref(d);
+    return rc;
+}
+
 /*
  * Resolve the table, then check each request's key against the schema
  * (and a put's index key attributes against the indexes) and against the
@@ -598,6 +618,8 @@ bw_table_resolve(struct api_ctx *ctx, struct bw_table *bt,
         }
         if (put && bt->has_idx &&
             index_check_item(&bt->set, r->w.item, err) != 0)
+            return -1;
+        if (bw_vector_open(ctx, bt, r, err) != 0)
             return -1;
         for (j = 0; j < i; j++)
             if (key_equal(&r->k, &bt->reqs[j].k))
@@ -739,6 +761,7 @@ bw_table_write(struct bw_table *bt, json_t *unprocessed, json_t *metrics,
             return -1;
         }
         p->done++;
+        write_vector_done(p->ctx, &r->w, &bt->ot, &r->k);
         bt->units += batch_charge(p, write_units(&r->w));
         if (metrics != NULL) {
             json_t *m = bw_collection_metrics(bt, r, err);

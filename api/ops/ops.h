@@ -9,7 +9,7 @@
 extern const struct api_item_op item_op_get, item_op_put, item_op_update,
     item_op_delete;
 
-api_handler api_query, api_scan;
+api_handler api_query, api_scan, api_search_vectors;
 api_handler api_batch_get_item, api_batch_write_item;
 api_handler api_transact_get_items, api_transact_write_items;
 /* PartiQL (partiql.c, partiql_multi.c). */

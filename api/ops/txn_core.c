@@ -824,8 +824,10 @@ txn_write_commit(struct api_ctx *ctx, const json_t *req,
         capacity_add(&reads, ti[i].ot.name,
                      2 * capacity_read_units(big, true), 0);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         gsi_gate_charge(ctx, &ti[i].gate);
+        write_vector_done(ctx, &ti[i].w, &ti[i].ot, &keys[i]);
+    }
     out = json_object();
     if (json_str_is(json_object_get(req, "ReturnItemCollectionMetrics"),
                "SIZE")) {

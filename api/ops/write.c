@@ -191,6 +191,7 @@ write_req_fini(struct write_req *w)
         index_set_close(w->set);
         free(w->set);
     }
+    vector_write_free(w->vec);
     memset(w, 0, sizeof(*w));
 }
 
@@ -264,9 +265,15 @@ write_resolve(struct api_ctx *ctx, struct write_req *w,
         w->set = xcalloc(1, sizeof(*w->set));
         rc = index_set_open(ctx->srv->st, d, w->set, err);
     }
+    if (rc == 0 && d != NULL && vector_desc_has(d)) {
+        w->vec = vector_write_new(ctx->srv, tr->t, err);
+        rc = w->vec != NULL ? 0 : -1;
+    }
     json_decref(d);
     if (rc == 0 && w->kind == WRITE_PUT && w->set != NULL)
         rc = index_check_item(w->set, w->item, err);
+    if (rc == 0 && w->kind == WRITE_PUT && w->vec != NULL)
+        rc = vector_write_check(w->vec, NULL, w->item, NULL, NULL, err);
     return rc;
 }
 
@@ -412,6 +419,9 @@ write_apply(void *arg, const json_t *old, json_t **new_item,
     case WRITE_DELETE:
         *keep = old == NULL;
         w->attrs = return_values(w, old, NULL);
+        if (w->vec != NULL && old != NULL)
+            return vector_write_check(w->vec, old, NULL, &w->old_size, NULL,
+                                      err);
         return 0;
     case WRITE_PUT:
         n = json_incref(w->item);
@@ -432,9 +442,15 @@ write_apply(void *arg, const json_t *old, json_t **new_item,
         return ddb_err_set(err, DDB_VALIDATION, "Item size to update has "
                            "exceeded the maximum allowed size");
     }
+    *new_size = w->new_size;        /* stored as it is: reads size it */
+    if (w->vec != NULL &&
+        vector_write_check(w->vec, old, n, &w->old_size, &w->new_size,
+                           err) != 0) {
+        json_decref(n);
+        return -1;
+    }
     w->attrs = return_values(w, old, n);
     *new_item = n;
-    *new_size = w->new_size;
     return 0;
 }
 
@@ -457,6 +473,14 @@ write_check_held(struct api_ctx *ctx, const struct table_ref *tr,
     return txn_inflight_check(ctx, tr->name, k, err);
 }
 
+void
+write_vector_done(struct api_ctx *ctx, struct write_req *w,
+                  const struct table_ref *tr, const struct item_key *k)
+{
+    if (w->vec != NULL)
+        vector_write_done(w->vec, ctx, tr->name, tr->t, k);
+}
+
 int
 write_run(struct api_ctx *ctx, struct write_req *w,
           const struct table_ref *tr, const struct item_key *k,
@@ -467,8 +491,12 @@ write_run(struct api_ctx *ctx, struct write_req *w,
 
     memset(idx_units, 0, sizeof(double) * INDEX_MAX);
     w->gsi_refused = false;
-    if (w->set == NULL)
-        return stable_mutate(tr->t, k, write_apply, w, err);
+    if (w->set == NULL) {
+        rc = stable_mutate(tr->t, k, write_apply, w, err);
+        if (rc == 0)
+            write_vector_done(ctx, w, tr, k);
+        return rc;
+    }
     /* The write is planned from the current item; before it commits,
      * every GSI partition it changes must have write capacity
      * (throttling.md 5) and an LSI item collection must stay under the
@@ -476,12 +504,14 @@ write_run(struct api_ctx *ctx, struct write_req *w,
     write_gate_init(&gate, ctx, tr->name, w->set, tr->t, k);
     rc = index_mutate_gated(w->set, tr->t, k, write_apply, w, write_gate_fn,
                             &gate, idx_units, err);
-    if (rc == 0)
+    if (rc == 0) {
         gsi_gate_charge(ctx, &gate.g);
-    else if (gate.throttled)
+        write_vector_done(ctx, w, tr, k);
+    } else if (gate.throttled) {
         w->gsi_refused = true;
-    else
+    } else {
         write_index_error(w, err);
+    }
     gsi_gate_fini(&gate.g);
     return rc;
 }
@@ -547,6 +577,7 @@ write_expire(struct api_ctx *ctx, const struct table_ref *tr,
         rc = 0;
     } else if (rc == 0) {
         *deleted = true;
+        write_vector_done(ctx, &w, tr, k);
     }
 out:
     write_req_fini(&w);

@@ -16,6 +16,7 @@
 #include "api/proto/context.h"
 #include "api/tables/tables.h"
 #include "api/throttle/gate.h"
+#include "api/vector/vector.h"
 #include "storage/storage.h"
 
 /* ------------------------------------------------------------------------
@@ -49,6 +50,8 @@ struct write_req {
     enum write_rv rv;               /* ReturnValues */
     struct index_set *set;          /* owned by write_resolve when the
                                        table has secondary indexes */
+    struct vector_write *vec;       /* owned by write_resolve when the
+                                       table has vector indexes */
     /* set by write_apply(), under the partition lock: */
     json_t *attrs;                  /* owned: the reply's Attributes */
     size_t old_size, new_size;      /* the item before and after */
@@ -80,13 +83,19 @@ enum write_rv write_rv_of(const json_t *params);
  * The checks that need the table tr, in DynamoDB's order: the key against
  * the schema (from the PUT item, or the Key map), the item's index key
  * attributes, an update's key attributes (not updatable, scalars), and
- * the table's secondary indexes opened into w->set (unless CHECK). *k is
+ * the table's secondary indexes opened into w->set (unless CHECK), its
+ * vector indexes into w->vec (a PUT item checked against them). *k is
  * the storage key. A transaction's own items are checked against other
  * transactions elsewhere; single writes call write_check_held().
  */
 int write_resolve(struct api_ctx *ctx, struct write_req *w,
                   const struct table_ref *tr, struct item_key *k,
                   struct ddb_err *err);
+
+/* After a write committed: the vector indexes' upkeep and their
+ * VectorWriteRequestBytes (vector.h); nothing without w->vec. */
+void write_vector_done(struct api_ctx *ctx, struct write_req *w,
+                       const struct table_ref *tr, const struct item_key *k);
 
 /*
  * The read-modify-write step (a stable_mutate_fn; arg is the write_req):

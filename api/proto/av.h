@@ -28,6 +28,9 @@ struct key_schema {
     char range_type;                /* 0 when there is no sort key */
 };
 
+/* The type ('S', 'N' or 'B') AttributeDefinitions (defs) gives attribute
+ * name, or 0 when it gives none. */
+char key_def_type(const json_t *defs, const char *name);
 /* Read KeySchema + AttributeDefinitions from a table description. */
 int key_schema_from_desc(const json_t *desc, struct key_schema *ks,
                          struct ddb_err *err);

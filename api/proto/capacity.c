@@ -46,6 +46,9 @@ capacity_fini(struct capacity *c)
         for (size_t j = 0; j < c->line[i].nidx; j++)
             free(c->line[i].idx[j].name);
         free(c->line[i].idx);
+        for (size_t j = 0; j < c->line[i].nvec; j++)
+            free(c->line[i].vec[j].name);
+        free(c->line[i].vec);
         free(c->line[i].table);
     }
     free(c->line);
@@ -103,6 +106,25 @@ capacity_add_index(struct capacity *c, const char *table, const char *index,
     x->units = units;
 }
 
+void
+capacity_add_vector(struct capacity *c, const char *table, const char *index,
+                    double bytes)
+{
+    struct capacity_line *l;
+
+    if (c == NULL || !(bytes > 0))
+        return;
+    l = line_of(c, table);
+    for (size_t j = 0; j < l->nvec; j++)
+        if (strcmp(l->vec[j].name, index) == 0) {
+            l->vec[j].bytes += bytes;
+            return;
+        }
+    l->vec = xrealloc(l->vec, (l->nvec + 1) * sizeof(*l->vec));
+    l->vec[l->nvec].name = xstrdup(index);
+    l->vec[l->nvec++].bytes = bytes;
+}
+
 /* {"CapacityUnits": read + write + extra}, with the split when asked. */
 static json_t *
 units_json(double read, double write, double extra, unsigned flags)
@@ -145,6 +167,15 @@ line_json(const struct capacity_line *l, bool indexes, unsigned flags)
         json_object_set_new(o, "GlobalSecondaryIndexes", gsi);
     if (lsi != NULL)
         json_object_set_new(o, "LocalSecondaryIndexes", lsi);
+    if (l->nvec > 0) {
+        json_t *vec = json_object();
+
+        for (size_t j = 0; j < l->nvec; j++)
+            json_object_set_new(vec, l->vec[j].name,
+                                json_pack("{s:f}", "VectorWriteRequestBytes",
+                                          l->vec[j].bytes));
+        json_object_set_new(o, "VectorIndexes", vec);
+    }
     return o;
 }
 

@@ -23,11 +23,20 @@ struct capacity_index {
     double units;
 };
 
+/* One vector index's VectorWriteRequestBytes (not capacity units: they
+ * are reported beside them, never summed in). */
+struct capacity_vector {
+    char *name;                     /* owned */
+    double bytes;
+};
+
 struct capacity_line {
     char *table;                    /* owned */
     double read, write;             /* the table's own units */
     size_t nidx;
     struct capacity_index *idx;     /* owned: its indexes' units */
+    size_t nvec;
+    struct capacity_vector *vec;    /* owned: its vector indexes' bytes */
 };
 
 /* What a request consumed: lines in the order tables first appear. */
@@ -55,12 +64,18 @@ void capacity_add(struct capacity *c, const char *table, double read,
  * units above 0. */
 void capacity_add_index(struct capacity *c, const char *table,
                         const char *index, bool global, double units);
+/* Record VectorWriteRequestBytes on a vector index of table; listed, under
+ * INDEXES only, once above 0 (a write that left the index's entry as it
+ * was reports none). */
+void capacity_add_vector(struct capacity *c, const char *table,
+                         const char *index, double bytes);
 /*
  * The ConsumedCapacity member for mode (the request's
  * ReturnConsumedCapacity, borrowed, may be NULL): NULL for absent, NONE
  * or nothing recorded; else per table {"TableName", "CapacityUnits" (the
  * table's and its indexes' units)}, with INDEXES also "Table" and the
- * "GlobalSecondaryIndexes" / "LocalSecondaryIndexes" maps. flags:
+ * "GlobalSecondaryIndexes" / "LocalSecondaryIndexes" / "VectorIndexes"
+ * maps. flags:
  * CAPACITY_*. New reference.
  */
 json_t *capacity_report(const struct capacity *c, const json_t *mode,

@@ -21,6 +21,7 @@ struct api_ctx;
 struct throttle_registry;
 struct faults;
 struct transfer;
+struct vector_registry;
 struct streams_meter;
 struct streams_sweeper;
 
@@ -45,6 +46,8 @@ struct api_server {
     _Atomic uint64_t vclock_ms;     /* the virtual clock's time, in ms */
     struct faults *faults;          /* fault-injection rules
                                        (throttle/faults.c) */
+    struct vector_registry *vectors; /* the in-memory vector indexes
+                                       (vector/store.c) */
     api_policy_fn *policy;          /* resource policies; NULL: none */
     struct transfer *transfer;      /* export and import jobs
                                        (transfer/jobs.c) */

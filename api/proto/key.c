@@ -11,9 +11,8 @@
 
 #define MSG_KEY_SCHEMA "The provided key element does not match the schema"
 
-/* Type ('S', 'N', 'B') of attribute name in AttributeDefinitions, or 0. */
-static char
-attr_def_type(const json_t *defs, const char *name)
+char
+key_def_type(const json_t *defs, const char *name)
 {
     size_t i;
     const json_t *d;
@@ -55,7 +54,7 @@ key_schema_from_desc(const json_t *desc, struct key_schema *ks,
 
         if (n == NULL || kt == NULL || strlen(n) >= sizeof(ks->hash_name))
             return ddb_err_set(err, DDB_INTERNAL, "malformed key schema");
-        t = attr_def_type(defs, n);
+        t = key_def_type(defs, n);
         if (t == 0)
             return ddb_err_set(err, DDB_INTERNAL,
                                "key attribute %s has no definition", n);

@@ -195,6 +195,26 @@ static const struct vfield scan[] = {
     END
 };
 
+/* SearchVectors (ops/search.c runs it after its own deserialiser): the
+ * members in the service model's order; TopK's maximum is the handler's
+ * ("Provided TopK value ... is out of valid range"), its minimum the
+ * model's (eu-west-2, 2026-08: nubo-db/dynamodb-conformance
+ * vectorSearch/validation.test.ts, TopK 0). */
+static const struct vfield search_vectors[] = {
+    TABLENAME,
+    INDEXNAME(F_NOTNULL),
+    { .name = "SearchVector", .type = T_LIST, .flags = F_NOTNULL,
+      .sub = &model_av_elem },
+    { .name = "TopK", .type = T_INT, .flags = F_NOTNULL | F_MINVAL,
+      .minval = 1 },
+    CONSUMED,
+    EXPR_NAMES,
+    EXPR_VALUES,
+    STRING("ProjectionExpression"),
+    STRING("SearchConditionExpression"),
+    END
+};
+
 /* GetItem and Query check values in the current layer bare; the writes
  * inside the envelope; Scan keeps the older layer (av_current.c). */
 const struct api_schema schema_get_item = {
@@ -211,3 +231,4 @@ const struct api_schema schema_update_item = {
 const struct api_schema schema_query = {
     .fields = query, .solo = &query_condop, .values = av_current_request };
 const struct api_schema schema_scan = { .fields = scan };
+const struct api_schema schema_search_vectors = { .fields = search_vectors };

@@ -20,6 +20,9 @@ static const char *const e_ssetype[] = { "AES256", "KMS", NULL };
 static const char *const e_ci_action[] = { "ENABLE", "DISABLE", NULL };
 static const char *const e_ci_mode[] = { "ACCESSED_AND_THROTTLED_KEYS",
                                          "THROTTLED_KEYS", NULL };
+static const char *const e_distance[] = { "COSINE", "DOT_PRODUCT",
+                                          "EUCLIDEAN", NULL };
+static const char *const e_schema_type[] = { "HASH", "INLINE_FILTER", NULL };
 
 /* ------------------------------------------------------------------------
  * Shapes: throughput, keys, indexes, streams, encryption, tags
@@ -181,6 +184,40 @@ static const struct vfield gsiu_fields[] = {
 static const struct vfield gsiu_elem =
     ELEM(gsiu_fields, "GlobalSecondaryIndexUpdate");
 
+/* VectorIndexes (CreateTable) and VectorIndexUpdates (UpdateTable): the
+ * shapes of the API reference (VectorIndex, CreateVectorIndexAction,
+ * SearchSchemaElement), members in its order. */
+static const struct vfield vattr_fields[] = { KEY_ATTR_NAME, END };
+static const struct vfield ssel_fields[] = {
+    KEY_ATTR_NAME,
+    { .name = "SearchSchemaElementType", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_schema_type },
+    END
+};
+static const struct vfield ssel_elem = ELEM(ssel_fields,
+                                            "SearchSchemaElement");
+static const struct vfield vindex_fields[] = {
+    INDEXNAME(F_NOTNULL),
+    { .name = "VectorAttribute", .type = T_STRUCT, .flags = F_NOTNULL,
+      .sub = vattr_fields, .cls = "VectorAttributeDefinition" },
+    PROJECTION,
+    { .name = "Dimensions", .type = T_LONG, .flags = F_NOTNULL | F_MINVAL,
+      .minval = 1 },
+    { .name = "DistanceFunction", .type = T_STR, .flags = F_NOTNULL,
+      .enums = e_distance },
+    { .name = "SearchSchema", .type = T_LIST, .flags = F_MINLEN,
+      .minlen = 1, .sub = &ssel_elem },
+    END
+};
+static const struct vfield vindex_elem = ELEM(vindex_fields, "VectorIndex");
+static const struct vfield vdelete_fields[] = { INDEXNAME(F_NOTNULL), END };
+static const struct vfield viu_fields[] = {
+    STRUCT("Create", vindex_fields, "CreateVectorIndexAction"),
+    STRUCT("Delete", vdelete_fields, "DeleteVectorIndexAction"),
+    END
+};
+static const struct vfield viu_elem = ELEM(viu_fields, "VectorIndexUpdate");
+
 /* ------------------------------------------------------------------------
  * Operations (see model_items.c on the order of members)
  * ---------------------------------------------------------------------- */
@@ -208,6 +245,7 @@ static const struct vfield create_table[] = {
     WARM,
     STRING("ResourcePolicy"),
     ON_DEMAND,
+    { .name = "VectorIndexes", .type = T_LIST, .sub = &vindex_elem },
     END
 };
 
@@ -234,6 +272,7 @@ static const struct vfield update_table[] = {
     BOOL("DeletionProtectionEnabled"),
     ON_DEMAND,
     WARM,
+    { .name = "VectorIndexUpdates", .type = T_LIST, .sub = &viu_elem },
     END
 };
 

@@ -32,6 +32,7 @@ extern const struct api_schema schema_list_tables;
 extern const struct api_schema schema_put_item;
 extern const struct api_schema schema_query;
 extern const struct api_schema schema_scan;
+extern const struct api_schema schema_search_vectors;
 extern const struct api_schema schema_transact_get_items;
 extern const struct api_schema schema_transact_write_items;
 extern const struct api_schema schema_update_contributor_insights;

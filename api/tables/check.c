@@ -10,6 +10,7 @@
 #include "api/proto/context.h"
 #include "api/index/index.h"
 #include "api/tables/tables_int.h"
+#include "api/vector/vector.h"
 #include "storage/util.h"
 
 /* Limits DynamoDB applies after the request shape checks. */
@@ -72,7 +73,8 @@ static bool
 req_has_indexes(const json_t *req)
 {
     return json_has(req, "GlobalSecondaryIndexes") ||
-           json_has(req, "LocalSecondaryIndexes");
+           json_has(req, "LocalSecondaryIndexes") ||
+           json_has(req, "VectorIndexes");
 }
 
 /* ------------------------------------------------------------------------
@@ -663,6 +665,9 @@ check_defs_used(const json_t *req, const json_t *lsis, const json_t *gsis,
             nproj += json_array_size(json_object_get(
                 json_object_get(idx, "Projection"), "NonKeyAttributes"));
         }
+    /* A vector index's SearchSchema attributes are defined too. */
+    vector_add_used(json_object_get(req, "VectorIndexes"), used);
+    nproj += vector_projected_count(json_object_get(req, "VectorIndexes"));
     if (json_array_size(used) != json_array_size(defs)) {
         json_t *uk = json_array();
         const json_t *u;
@@ -711,6 +716,9 @@ check_indexes(const json_t *req, bool on_demand, struct ddb_err *err)
     if (lsis != NULL && check_lsis(req, lsis, err) != 0)
         return -1;
     if (gsis != NULL && check_gsis(req, gsis, on_demand, err) != 0)
+        return -1;
+    if (json_has(req, "VectorIndexes") &&
+        tables_check_vector_create(req, on_demand, err) != 0)
         return -1;
     return check_defs_used(req, lsis, gsis, err);
 }

@@ -76,7 +76,8 @@ api_delete_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
                     "stream is being enabled/disabled.");
         goto out;
     }
-    if (tables_check_in_use(d.desc, d.name, err) != 0)
+    if (tables_check_in_use(d.desc, d.name, err) != 0 ||
+        tables_vector_check_delete(d.desc, err) != 0)
         goto out;
     if (json_is_true(json_object_get(d.desc, "DeletionProtectionEnabled"))) {
         ddb_err_set(err, DDB_VALIDATION,

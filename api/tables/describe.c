@@ -15,6 +15,7 @@
 #include "api/tables/tables.h"
 #include "api/tables/tables_int.h"
 #include "api/throttle/throttle.h"
+#include "api/vector/vector.h"
 #include "storage/util.h"
 
 #define PARTS_MAX       256u            /* our cap on initial partitions */
@@ -139,8 +140,8 @@ initial_parts(const struct api_ctx *ctx, const json_t *tags, bool on_demand,
  * ---------------------------------------------------------------------- */
 
 /* The Projection as DynamoDB describes it. New reference. */
-static json_t *
-projection_desc(const json_t *proj)
+json_t *
+tables_projection_desc(const json_t *proj)
 {
     const json_t *nka = json_object_get(proj, "NonKeyAttributes");
     json_t *out = json_pack("{s:O}", "ProjectionType",
@@ -173,7 +174,7 @@ tables_index_desc_new(const struct api_ctx *ctx, const char *table,
     d = json_pack("{s:s, s:o, s:o}", "IndexName", iname, "KeySchema",
                   clean_list(json_object_get(idx, "KeySchema"), "KeyType"),
                   "Projection",
-                  projection_desc(json_object_get(idx, "Projection")));
+                  tables_projection_desc(json_object_get(idx, "Projection")));
     *nparts = 1;
     if (global) {
         ddb_err_init(&e);
@@ -311,6 +312,8 @@ tables_desc_new(const struct api_ctx *ctx, const json_t *req,
         if (strcmp(tables_str(desc, "TableStatus"), "CREATING") == 0)
             json_object_set_new(warm, "Status", json_string("UPDATING"));
     add_index_descs(ctx, req, desc, c->on_demand, gparts);
+    if (json_has(req, "VectorIndexes"))
+        tables_vector_descs_add(ctx, req, desc);
     if (strcmp(tables_str(desc, "TableStatus"), "ACTIVE") == 0 &&
         c->on_demand)
         json_object_set(json_object_get(desc, "BillingModeSummary"),
@@ -404,6 +407,7 @@ tables_public_desc(struct storage *st, struct stable *t, const json_t *desc)
         if (table != NULL)
             index_stats(st, out, table);
     }
+    vector_desc_public(NULL, out);
     return out;
 }
 
@@ -418,7 +422,7 @@ api_describe_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     const char *param;
     char name[TABLES_NAME_MAX];
     struct stable *t = NULL;
-    json_t *desc = NULL;
+    json_t *desc = NULL, *pub;
 
     param = tables_req_name(req, err);
     if (param == NULL)
@@ -426,8 +430,9 @@ api_describe_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (tables_open_named(ctx, param, false, name, sizeof(name), &t, &desc,
                           err) != 0)
         return -1;
-    *resp = json_pack("{s:o}", "Table",
-                      tables_public_desc(ctx->srv->st, t, desc));
+    pub = tables_public_desc(ctx->srv->st, t, desc);
+    vector_desc_public(ctx->srv, pub);      /* live counts and sizes */
+    *resp = json_pack("{s:o}", "Table", pub);
     json_decref(desc);
     stable_release(t);
     return 0;

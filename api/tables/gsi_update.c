@@ -139,8 +139,8 @@ gsi_create_check(const json_t *desc, const json_t *a, bool on_demand,
 
 /* The table's AttributeDefinitions plus the request's new ones (a
  * redefinition keeps the table's). New reference. */
-static json_t *
-merged_defs(const json_t *desc, const json_t *req)
+json_t *
+tables_merged_defs(const json_t *desc, const json_t *req)
 {
     json_t *defs = json_clone(json_object_get(desc,
                                                   "AttributeDefinitions"));
@@ -352,7 +352,7 @@ gsi_create(struct api_ctx *ctx, const json_t *req, struct stable *t,
     if (gsi_create_check(desc, a, on_demand, err) != 0 ||
         check_redefined(desc, req, a, err) != 0)
         return -1;
-    defs = merged_defs(desc, req);
+    defs = tables_merged_defs(desc, req);
     if (!json_has(req, "AttributeDefinitions")) {
         ddb_err_set(err, DDB_VALIDATION,
                     "One or more parameter values were invalid: "
@@ -401,10 +401,9 @@ gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
            struct ddb_err *err)
 {
     const char *iname = tables_str(a, "IndexName");
-    json_t *g, *gsis = json_object_get(desc, "GlobalSecondaryIndexes");
+    json_t *g;
     char hidden[1200];
     struct ddb_err e;
-    size_t pos;
 
     g = gsi_target(desc, iname, "delete", err);
     if (g == NULL)
@@ -418,12 +417,7 @@ gsi_delete(struct api_ctx *ctx, json_t *desc, const json_t *a, bool delayed,
         json_object_set_new(g, "IndexStatus", json_string("DELETING"));
         return 0;
     }
-    for (pos = 0; json_array_get(gsis, pos) != g; pos++)
-        ;
-    json_array_remove(gsis, pos);
-    if (json_array_size(gsis) == 0)
-        json_object_del(desc, "GlobalSecondaryIndexes");
-    tables_prune_defs(desc);
+    tables_index_remove(desc, "GlobalSecondaryIndexes", g);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "api/tables/tables.h"
 #include "api/tables/tables_int.h"
 #include "api/throttle/gate.h"
+#include "api/vector/vector.h"
 #include "storage/util.h"
 
 /* Serialises read-modify-write of descriptions (DDL and lazy status
@@ -57,7 +58,7 @@ tables_prune_defs(json_t *desc)
         const json_t *n = json_object_get(json_array_get(defs, i),
                                           "AttributeName");
 
-        used = false;
+        used = vector_desc_uses(desc, json_string_value(n));
         json_array_foreach(json_object_get(desc, "KeySchema"), j, el)
             used |= json_equal(json_object_get(el, "AttributeName"),
                                (json_t *)n);
@@ -73,6 +74,22 @@ tables_prune_defs(json_t *desc)
         else
             json_array_remove(defs, i);
     }
+}
+
+void
+tables_index_remove(json_t *desc, const char *list, const json_t *el)
+{
+    json_t *arr = json_object_get(desc, list);
+    size_t pos;
+
+    for (pos = 0; pos < json_array_size(arr); pos++)
+        if (json_array_get(arr, pos) == el) {
+            json_array_remove(arr, pos);
+            break;
+        }
+    if (arr != NULL && json_array_size(arr) == 0)
+        json_object_del(desc, list);
+    tables_prune_defs(desc);
 }
 
 /* The end of a table transition also ends its GSIs' ones: CREATING and
@@ -114,11 +131,13 @@ settle_desc(json_t *desc, uint64_t now_ms)
     const char *status = tables_str(desc, "TableStatus");
     json_t *until = json_object_get(desc, PRIV_UNTIL);
     json_t *bms, *wt;
+    /* Vector indexes move through their phases on their own clock. */
+    bool vec = vector_desc_settle(desc, now_ms);
     bool warm = tables_warm_settle(desc, now_ms);
 
     if (status == NULL || !json_is_integer(until) ||
         (uint64_t)json_integer_value(until) > now_ms)
-        return warm ? SETTLE_CHANGED : SETTLE_SAME;
+        return vec || warm ? SETTLE_CHANGED : SETTLE_SAME;
     if (strcmp(status, "DELETING") == 0)
         return SETTLE_GONE;
     if (strcmp(status, "CREATING") == 0) {
@@ -160,6 +179,7 @@ tables_drop(struct api_ctx *ctx, const char *name, struct ddb_err *err)
         ddb_err_clear(err);
     index_drop_all(st, name);
     gate_table_dropped(ctx, name);
+    vector_table_drop(ctx->srv->vectors, name);
     return 0;
 }
 

@@ -185,6 +185,9 @@ int tables_check_in_use(const json_t *desc, const char *name,
                         struct ddb_err *err);
 /* Drop AttributeDefinitions that no key of the table or an index uses. */
 void tables_prune_defs(json_t *desc);
+/* Remove index el (borrowed, an element of desc's list `list`) from desc:
+ * the list goes when empty, and the definitions only it used. */
+void tables_index_remove(json_t *desc, const char *list, const json_t *el);
 /* Drop table name now: its storage, its index tables and its throttle
  * state. A table already gone is no error. */
 int tables_drop(struct api_ctx *ctx, const char *name, struct ddb_err *err);
@@ -296,6 +299,10 @@ json_t *tables_index_desc_new(const struct api_ctx *ctx, const char *table,
 json_t *tables_public_desc(struct storage *st, struct stable *t,
                            const json_t *desc);
 
+/* The Projection of an index request element as descriptions show it.
+ * New reference. */
+json_t *tables_projection_desc(const json_t *proj);
+
 /* ------------------------------------------------------------------------
  * StreamSpecification (streams_meta.c)
  * ---------------------------------------------------------------------- */
@@ -379,6 +386,10 @@ void tables_warm_public(json_t *out, const json_t *desc);
  * GlobalSecondaryIndexUpdates (gsi_update.c)
  * ---------------------------------------------------------------------- */
 
+/* The table's AttributeDefinitions (desc) plus the request's new ones (a
+ * redefinition keeps the table's). New reference. */
+json_t *tables_merged_defs(const json_t *desc, const json_t *req);
+
 /* The request-only checks of GlobalSecondaryIndexUpdates. */
 int tables_gsi_updates_check(const json_t *gsiu, struct ddb_err *err);
 /* Switching to PROVISIONED: every GSI of desc needs an Update with
@@ -391,5 +402,31 @@ int tables_gsi_updates_apply(struct api_ctx *ctx, const json_t *req,
                              struct stable *t, json_t *desc, bool on_demand,
                              bool table_pt, uint64_t now,
                              struct ddb_err *err);
+
+/* ------------------------------------------------------------------------
+ * Vector indexes (vector_update.c): CreateTable's VectorIndexes and
+ * UpdateTable's VectorIndexUpdates; vector/ holds the indexes themselves
+ * ---------------------------------------------------------------------- */
+
+/* CreateTable's VectorIndexes (req has them): the list's rules, then each
+ * index against the request's AttributeDefinitions and KeySchema. */
+int tables_check_vector_create(const json_t *req, bool on_demand,
+                               struct ddb_err *err);
+/* Add the stored VectorIndexes of a checked CreateTable request to desc,
+ * in the table's status (and settling with it). */
+void tables_vector_descs_add(const struct api_ctx *ctx, const json_t *req,
+                             json_t *desc);
+/* The request-only checks of VectorIndexUpdates. */
+int tables_vector_updates_check(const json_t *vu, struct ddb_err *err);
+/* Apply the request's VectorIndexUpdates to desc (under the DDL lock):
+ * a Create is published and built from the table's items before this
+ * returns, a Delete leaves memory at once. */
+int tables_vector_updates_apply(struct api_ctx *ctx, const json_t *req,
+                                struct stable *t, json_t *desc,
+                                bool on_demand, uint64_t now,
+                                struct ddb_err *err);
+/* DeleteTable while a vector index is being created or deleted:
+ * ResourceInUseException, as DynamoDB. */
+int tables_vector_check_delete(const json_t *desc, struct ddb_err *err);
 
 #endif

@@ -137,6 +137,7 @@ PY_OWN_SERVER="$PY_OWN_SERVER test_demo test_disk_full test_connections"
 PY_OWN_SERVER="$PY_OWN_SERVER test_bursts test_keyhash test_streams_clock"
 PY_OWN_SERVER="$PY_OWN_SERVER test_live_view test_pytest_plugin test_node_helper"
 PY_OWN_SERVER="$PY_OWN_SERVER test_backup_durability test_pitr"
+PY_OWN_SERVER="$PY_OWN_SERVER test_vector_durability test_vector_lifecycle"
 PY_MODULES=
 for f in "$E2E"/test_*.py; do
     m=$(basename "$f" .py)
@@ -166,7 +167,8 @@ for s in $SUITES; do
         run_py py "$PY" $PY_MODULES test_protocol test_durability \
             test_lifecycle test_demo test_disk_full test_connections \
             test_streams_clock test_live_view test_pytest_plugin \
-            test_node_helper test_backup_durability test_pitr ;;
+            test_node_helper test_backup_durability test_pitr \
+            test_vector_durability test_vector_lifecycle ;;
     py-old)
         if [ -n "$PY_OLD" ]; then
             run_py py-old "$PY_OLD" $PY_MODULES

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_dispatch.c - libFuzzer target for the request JSON and its
  * validation: one call through api_dispatch() against a fresh in-memory
- * store with two tables (a hash key; a hash and range key with a GSI and
- * an LSI) and a few items, made again after any input that changes a
- * table and every 64 inputs. Input: the operation name, a newline, the body.
- * A finding: a crash, a sanitizer report, a leak, a reply that is not a
+ * store with tables (a hash key; a hash and range key with a GSI and an
+ * LSI; one with vector indexes) and a few items, made again after any
+ * input that changes a table and every 64 inputs. Input: the operation
+ * name, a newline, the body. A finding: a crash, a sanitizer report, a leak, a reply that is not a
  * JSON object, or a 5xx (bad input must get DynamoDB's 4xx error).
- * A third table has a stream: an operation named "Streams.<Name>" goes to
+ * Another table has a stream: an operation named "Streams.<Name>" goes to
  * the DynamoDB Streams service, and in any body "@A" stands for that
  * stream's ARN, "@S" for its shard, "@I" for a valid shard iterator and
  * "@P" for an iterator's prefix (the ARN and "|1|": the input gives the
@@ -71,6 +71,24 @@ static const char *const setup_calls[][2] = {
       "{\":one\":{\"N\":\"1\"}}}" },
     { "DeleteItem",
       "{\"TableName\":\"fzs\",\"Key\":{\"pk\":{\"S\":\"a\"}}}" },
+    /* A table with vector indexes: plain, and one with a SearchSchema. */
+    { "CreateTable",
+      "{\"TableName\":\"fzv\",\"BillingMode\":\"PAY_PER_REQUEST\","
+      "\"AttributeDefinitions\":[{\"AttributeName\":\"pk\","
+      "\"AttributeType\":\"S\"},{\"AttributeName\":\"t\","
+      "\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":\"pk\","
+      "\"KeyType\":\"HASH\"}],\"VectorIndexes\":[{\"IndexName\":\"vix\","
+      "\"VectorAttribute\":{\"AttributeName\":\"e\"},\"Dimensions\":3,"
+      "\"DistanceFunction\":\"COSINE\",\"Projection\":{\"ProjectionType\":"
+      "\"ALL\"}},{\"IndexName\":\"vsc\",\"VectorAttribute\":{"
+      "\"AttributeName\":\"e\"},\"Dimensions\":3,\"DistanceFunction\":"
+      "\"DOT_PRODUCT\",\"Projection\":{\"ProjectionType\":\"KEYS_ONLY\"},"
+      "\"SearchSchema\":[{\"AttributeName\":\"t\","
+      "\"SearchSchemaElementType\":\"HASH\"}]}]}" },
+    { "PutItem",
+      "{\"TableName\":\"fzv\",\"Item\":{\"pk\":{\"S\":\"a\"},\"t\":{\"S\":"
+      "\"t1\"},\"e\":{\"L\":[{\"N\":\"1\"},{\"N\":\"0.5\"},{\"N\":"
+      "\"-2\"}]}}}" },
 };
 
 /* The stream's ARN, its shard and an iterator, for "@A", "@S", "@I". */

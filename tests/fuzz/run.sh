@@ -48,7 +48,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return (in
 PKGS="jansson sqlite3 libcrypto zlib libzstd libmicrohttpd"
 CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link \
 -std=c11 -pthread -D_GNU_SOURCE -I$srcdir -I$builddir $(pkg-config --cflags $PKGS)"
-LIBS="$(pkg-config --libs $PKGS) -lgmp -lpthread"
+LIBS="$(pkg-config --libs $PKGS) -lgmp -lpthread -lm"
 
 # --- build: the library's sources once, then one binary per target -------
 cd "$srcdir" || exit 1

@@ -16,6 +16,14 @@
 # its load to a writer's OPS table and a check to CHECKS; each check gets
 # the client, the Model and the scanned rows and returns a list of
 # problems.
+#
+# The table also carries a vector index (VINDEX, HASH g) over "e", which
+# items hold or lack by their version; check_vectors searches each g for
+# every item and compares the index's keys and scores with the table,
+# after each restart (the index rebuilt from the table) and again after a
+# short live burst of writes (its upkeep). boto3 does not model vector indexes yet, so their calls are raw JSON.
+import json
+import math
 import os
 import random
 import shutil
@@ -25,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 
 import boto3
@@ -33,6 +42,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 TABLE = "soak_items"
 INDEX = "by_g"
+VINDEX = "by_e"                     # vector index, 3 dimensions, HASH g
 WRITERS = 4
 KEYS = 40                           # per writer
 PAD = "p" * 1500                    # 1.5 KB items: 16 KB partitions split
@@ -107,10 +117,43 @@ class Model:
         self.groups.clear()
 
 
+def vector(ver):
+    """The embedding a version holds, or None (one version in four has
+    none, so writes add, move and drop index entries)."""
+    if ver % 4 == 0:
+        return None
+    return [ver % 1000, (ver >> 10) % 1000, 1]
+
+
+def wire_vector(vec):
+    return {"L": [{"N": str(x)} for x in vec]}
+
+
 def item(key, ver):
     g = "g%d" % (ver % 5)
-    return {"pk": {"S": key}, "v": {"N": str(ver)}, "g": {"S": g},
-            "pad": {"S": PAD}}
+    out = {"pk": {"S": key}, "v": {"N": str(ver)}, "g": {"S": g},
+           "pad": {"S": PAD}}
+    if vector(ver) is not None:
+        out["e"] = wire_vector(vector(ver))
+    return out
+
+
+def call_raw(url, op, body):
+    """One DynamoDB call as a raw signed-looking JSON POST (for what boto3
+    does not model); returns (status, decoded answer)."""
+    req = urllib.request.Request(
+        url + "/", data=json.dumps(body).encode(), method="POST", headers={
+            "X-Amz-Target": "DynamoDB_20120810." + op,
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Date": "20260101T000000Z",
+            "Authorization": "AWS4-HMAC-SHA256 Credential=soak/20260101/"
+            "us-east-1/dynamodb/aws4_request, SignedHeaders=host, "
+            "Signature=" + "0" * 64})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
 
 
 class Writer(threading.Thread):
@@ -155,14 +198,20 @@ class Writer(threading.Thread):
 
     def update(self):
         k, v = self.key(), self.ver()
+        values = {":v": {"N": str(v)}, ":g": {"S": "g%d" % (v % 5)},
+                  ":p": {"S": PAD}}
+        if vector(v) is None:
+            e = " REMOVE #e"
+        else:
+            e = ", #e = :e"
+            values[":e"] = wire_vector(vector(v))
         self.begin([(k, v)])
         self.c.update_item(
             TableName=TABLE, Key={"pk": {"S": k}},
-            UpdateExpression="SET #v = :v, #g = :g, #p = :p",
-            ExpressionAttributeNames={"#v": "v", "#g": "g", "#p": "pad"},
-            ExpressionAttributeValues={":v": {"N": str(v)},
-                                       ":g": {"S": "g%d" % (v % 5)},
-                                       ":p": {"S": PAD}})
+            UpdateExpression="SET #v = :v, #g = :g, #p = :p" + e,
+            ExpressionAttributeNames={"#v": "v", "#g": "g", "#p": "pad",
+                                      "#e": "e"},
+            ExpressionAttributeValues=values)
         self.ack([(k, v)])
 
     def delete(self):
@@ -268,7 +317,42 @@ def check_transactions(c, model, rows, found):
     return bad
 
 
-CHECKS = [check_acknowledged, check_index, check_transactions]
+def check_vectors(c, model, rows, found):
+    """Each g's search (TopK 100 covers a g: 160 keys over 5 values)
+    answers exactly the items of that g holding a vector, each scored
+    by the vector the table holds (EUCLIDEAN from the origin)."""
+    bad = []
+    for n in range(5):
+        g = "g%d" % n
+        want = {}
+        for r in rows:
+            if r.get("g", {}).get("S") == g and "e" in r:
+                vec = [float(x["N"]) for x in r["e"]["L"]]
+                want[r["pk"]["S"]] = math.sqrt(sum(x * x for x in vec))
+        status, out = call_raw(c.meta.endpoint_url, "SearchVectors", {
+            "TableName": TABLE, "IndexName": VINDEX,
+            "SearchVector": wire_vector([0, 0, 0])["L"], "TopK": 100,
+            "SearchConditionExpression": "g = :g",
+            "ExpressionAttributeValues": {":g": {"S": g}}})
+        if status != 200:
+            bad.append("SearchVectors %s: %d %r" % (g, status, out))
+            continue
+        got = {h["Item"]["pk"]["S"]: h["Score"] for h in out["SearchResults"]}
+        if len(want) > 100:
+            bad.append("%s holds %d vectors, over one search" % (g, len(want)))
+        elif set(got) != set(want):
+            bad.append("vector index %s differs from its table: extra %r, "
+                       "missing %r" % (g, sorted(set(got) - set(want))[:3],
+                                       sorted(set(want) - set(got))[:3]))
+        for k in set(got) & set(want):
+            if abs(got[k] - want[k]) > 1e-4 * want[k]:
+                bad.append("%s scores %r, its vector %r" % (k, got[k],
+                                                            want[k]))
+    return bad
+
+
+CHECKS = [check_acknowledged, check_index, check_transactions,
+          check_vectors]
 
 
 def verify(url, model):
@@ -280,6 +364,22 @@ def verify(url, model):
         problems += check(c, model, rows, found)
     model.settle(found)
     return problems, c
+
+
+def live_vectors(url, model, rng, lock):
+    """A restart rebuilds a vector index from its table, so the check
+    after one cannot see an entry the live upkeep left stale: after it,
+    one writer runs a short burst alone and check_vectors runs on the
+    live server."""
+    w = Writer(0, url, model, rng, lock)
+    try:
+        for _ in range(30):
+            rng.choice(w.OPS)()
+    except (BotoCoreError, ClientError, OSError) as e:
+        return ["live burst refused: %s" % e]
+    c = client(url)
+    rows = scan(c, TableName=TABLE, ConsistentRead=True)
+    return ["live: " + p for p in check_vectors(c, model, rows, None)]
 
 
 def partitions(url):
@@ -307,18 +407,25 @@ def main(argv):
     deadline = time.time() + seconds
     try:
         url = srv.start()
-        c = client(url)
-        c.create_table(
-            TableName=TABLE, BillingMode="PAY_PER_REQUEST",
-            AttributeDefinitions=[{"AttributeName": "pk",
-                                   "AttributeType": "S"},
-                                  {"AttributeName": "g",
-                                   "AttributeType": "S"}],
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            GlobalSecondaryIndexes=[{
+        status, out = call_raw(url, "CreateTable", {
+            "TableName": TABLE, "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": [{"AttributeName": "pk",
+                                      "AttributeType": "S"},
+                                     {"AttributeName": "g",
+                                      "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "GlobalSecondaryIndexes": [{
                 "IndexName": INDEX,
                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+            "VectorIndexes": [{
+                "IndexName": VINDEX, "VectorAttribute": {"AttributeName": "e"},
+                "Dimensions": 3, "DistanceFunction": "EUCLIDEAN",
+                "SearchSchema": [{"AttributeName": "g",
+                                  "SearchSchemaElementType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"}}]})
+        if status != 200:
+            raise RuntimeError("CreateTable: %d %r" % (status, out))
         while time.time() < deadline or rounds == 0:
             rounds += 1
             writers = [Writer(n, url, model, random.Random(rng.random()),
@@ -335,6 +442,8 @@ def main(argv):
             url = srv.start()
             problems, c = verify(url, model)
             problems += ["refused: %s" % e for e in refused]
+            problems += live_vectors(url, model, random.Random(rng.random()),
+                                     lock)
             n = partitions(url)
             if problems:
                 failed += 1
