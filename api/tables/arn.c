@@ -194,7 +194,10 @@ tables_resource_arn(const struct api_ctx *ctx, const char *s, bool policy,
     if (parsed == 0 && (a->kind == ARN_TABLE || a->kind == ARN_STREAM) &&
         strcmp(a->account, tables_account(ctx)) == 0 &&
         strcmp(a->partition, "aws") == 0 &&
-        strcmp(a->region, tables_region(ctx)) == 0 && tables_arn_name_ok(a))
+        strcmp(a->region, tables_region(ctx)) == 0 &&
+        tables_arn_name_ok(a) &&
+        api_table_stored(ctx, a->account, a->table, a->stored,
+                         sizeof(a->stored)))
         return 0;
     return policy ? policy_arn_err(ctx, s, a, parsed, err)
                   : tag_arn_err(ctx, s, a, parsed, err);

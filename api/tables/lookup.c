@@ -127,24 +127,6 @@ tables_name_from_param(const struct api_ctx *ctx, const char *param,
     return api_table_stored(ctx, account, p, out, outsz);
 }
 
-/*
- * AWS's answer to a principal no policy lets act on a resource
- * (AccessDeniedException; the IAM documentation's message form, naming
- * the account's root user: the credentials file has keys, not users).
- */
-static int
-access_denied(const struct api_ctx *ctx, const char *arn,
-              struct ddb_err *err)
-{
-    const char *op = ctx->op != NULL ? ctx->op : "*";
-
-    return ddb_err_set(err, DDB_ACCESS_DENIED,
-                       "User: arn:aws:iam::%s:root is not authorized to "
-                       "perform: dynamodb:%s on resource: %.*s because no "
-                       "resource-based policy allows the dynamodb:%s action",
-                       api_account(ctx), op, 2048, arn, op);
-}
-
 int
 tables_check_access(const struct api_ctx *ctx, const char *stored,
                     struct ddb_err *err)
@@ -157,7 +139,11 @@ tables_check_access(const struct api_ctx *ctx, const char *stored,
         return ctx->srv->policy(ctx, owner, stored, arn, err);
     if (strcmp(owner, api_account(ctx)) == 0)
         return 0;
-    return access_denied(ctx, arn, err);
+    /* Accounts other than --account-id exist only with signatures. */
+    if (ctx->srv != NULL && ctx->srv->conf != NULL &&
+        ctx->srv->conf->auth == AUTH_SIGNATURE)
+        return tables_policy_access(ctx, stored, arn, err);
+    return tables_access_denied(ctx, arn, false, err);
 }
 
 const char *

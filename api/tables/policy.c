@@ -5,8 +5,7 @@
  * one, kept in the table's description (PRIV_POLICY) in the canonical
  * form GetResourcePolicy returns, with a RevisionId that is the epoch
  * milliseconds of its change, as DynamoDB's is. Evaluating it for other
- * accounts' callers is the job of the signature layer. */
-#include <ctype.h>
+ * accounts' callers is policy_eval.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,23 +50,6 @@ static const char *const stream_actions[] = {
     "DeleteResourcePolicy", "GetResourcePolicy", "PutResourcePolicy", NULL,
 };
 
-/* Does pattern (with '*' and '?' wildcards) match s, ignoring case? */
-static bool
-glob_match(const char *pattern, const char *s)
-{
-    if (*pattern == '\0')
-        return *s == '\0';
-    if (*pattern == '*')
-        return glob_match(pattern + 1, s) ||
-               (*s != '\0' && glob_match(pattern, s + 1));
-    if (*s == '\0')
-        return false;
-    if (*pattern != '?' &&
-        tolower((unsigned char)*pattern) != tolower((unsigned char)*s))
-        return false;
-    return glob_match(pattern + 1, s + 1);
-}
-
 /* Is action (e.g. "dynamodb:Get*") one a policy of this kind may name? */
 static bool
 action_ok(const char *action, bool stream)
@@ -79,7 +61,7 @@ action_ok(const char *action, bool stream)
     if (strncasecmp(action, "dynamodb:", 9) != 0)
         return false;
     for (size_t i = 0; names[i] != NULL; i++)
-        if (glob_match(action + 9, names[i]))
+        if (tables_policy_glob(action + 9, names[i], true))
             return true;
     return false;
 }
@@ -320,7 +302,7 @@ denies_put(const json_t *canon)
 
             if (strcmp(v, "*") == 0 ||
                 (strncasecmp(v, "dynamodb:", 9) == 0 &&
-                 glob_match(v + 9, "PutResourcePolicy"))) {
+                 tables_policy_glob(v + 9, "PutResourcePolicy", true))) {
                 json_decref((json_t *)acts);
                 return true;
             }
@@ -521,7 +503,7 @@ pol_open(struct api_ctx *ctx, const json_t *req, bool change, struct pol *p,
         api_ddl_lock();
         p->locked = true;
     }
-    o = tables_open_settled(ctx, p->a.table, change, &p->d.t, &p->d.desc,
+    o = tables_open_settled(ctx, p->a.stored, change, &p->d.t, &p->d.desc,
                             err);
     if (o < 0)
         return -1;

@@ -96,6 +96,8 @@ struct tables_arn {
     char table[TABLES_NAME_MAX];        /* table/<table>: "" when none */
     char sub[TABLES_NAME_MAX];          /* the index name, stream label or
                                            backup id */
+    char stored[TABLES_NAME_MAX];       /* the table's stored name (set by
+                                           tables_resource_arn) */
 };
 
 /* Take s apart into *a: 0, -1 when s does not start with "arn:", -2 when
@@ -130,6 +132,22 @@ int tables_check_tags(const json_t *tags, bool create, struct ddb_err *err);
  * Resource policies (policy.c)
  * ---------------------------------------------------------------------- */
 
+/* Evaluating a policy for another account's caller (policy_eval.c). */
+enum policy_effect { POLICY_NONE, POLICY_ALLOW, POLICY_DENY };
+/* Does pattern ('*' and '?' wildcards) match s (nocase: ignoring case)? */
+bool tables_policy_glob(const char *pattern, const char *s, bool nocase);
+/* What the canonical policy doc says to account's root user doing action
+ * ("dynamodb:GetItem") on arn: an explicit Deny, an Allow, or nothing. */
+enum policy_effect tables_policy_eval(const json_t *doc, const char *account,
+                                      const char *action, const char *arn);
+/* AccessDeniedException in IAM's wording for ctx->op on arn: implicit
+ * (no policy allows) or explicit_deny. Returns -1. */
+int tables_access_denied(const struct api_ctx *ctx, const char *arn,
+                         bool explicit_deny, struct ddb_err *err);
+/* May the caller (another account) run ctx->op on the table stored as
+ * `stored` (ARN arn)? Its table policy decides: 0, or -1 with err set. */
+int tables_policy_access(const struct api_ctx *ctx, const char *stored,
+                         const char *arn, struct ddb_err *err);
 /* Check a table's policy document (CreateTable's ResourcePolicy) as
  * PutResourcePolicy does: 0 with *entry a new policy entry for
  * tables_policy_store(), or -1 with DynamoDB's error. */

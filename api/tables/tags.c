@@ -210,7 +210,7 @@ tag_open(struct api_ctx *ctx, const char *arn, const struct tables_arn *a,
 
     if (a->kind != ARN_TABLE)
         return arn_not_found(arn, err);
-    o = tables_open_settled(ctx, a->table, locked, t, desc, err);
+    o = tables_open_settled(ctx, a->stored, locked, t, desc, err);
     if (o < 0)
         return -1;
     if (o == 0 && json_str_is(json_object_get(*desc, "TableStatus"),
@@ -261,7 +261,7 @@ tags_store(struct api_ctx *ctx, const char *name, struct stable *t,
     if (json_str_is(json_object_get(desc, "TableStatus"), "DELETING")) {
         ddb_err_set(err, DDB_RESOURCE_IN_USE, "Attempt to change a resource "
                     "which is still in use: Table is being deleted: %s",
-                    name);
+                    api_table_public(name));
         goto out;
     }
     kb = knob_tags(before);
@@ -342,7 +342,7 @@ tags_change(struct api_ctx *ctx, const char *arn, const struct tables_arn *a,
                     "limit for the provided ResourceArn");
         goto out;
     }
-    if (tags_store(ctx, a->table, t, desc, tags, err) != 0)
+    if (tags_store(ctx, a->stored, t, desc, tags, err) != 0)
         goto out;
     *resp = json_object();
     rc = 0;

@@ -15,6 +15,7 @@
 # and IAM's denial reads "User: <principal> is not authorized to perform:
 # <action> on resource: <arn> because no resource-based policy allows the
 # <action> action" (IAM user guide, "Access denied error messages").
+import json
 import os
 import shutil
 import tempfile
@@ -176,6 +177,87 @@ class Accounts(ErrorAsserts):
         self.assertError(self.bob.get_item, "ResourceNotFoundException",
                         "Requested resource not found", TableName=name,
                         Key={"pk": {"S": "x"}})
+        self.alice.delete_table(TableName=name)
+
+    def put_policy(self, table, *statements):
+        doc = {"Version": "2012-10-17", "Statement": list(statements)}
+        self.alice.put_resource_policy(ResourceArn=arn(ALICE[2], table),
+                                       Policy=json.dumps(doc))
+
+    def test_resource_policy_grants_another_account(self):
+        # Cross-account access needs an Allow in the table's resource
+        # policy naming the caller's account and the action; an explicit
+        # Deny wins over any Allow (developer guide, "Cross-account access
+        # with resource-based policies in DynamoDB"; IAM user guide,
+        # "Policy evaluation logic" and "Access denied error messages":
+        # "... with an explicit deny in a resource-based policy").
+        name = unique_name("rbp")
+        create_table(self.alice, name)
+        self.alice.put_item(TableName=name, Item={"pk": {"S": "x"}})
+        theirs = arn(ALICE[2], name)
+        key = {"pk": {"S": "x"}}
+        # No policy: denied.
+        self.assertError(self.bob.put_item, "AccessDeniedException",
+                         denied(BOB[2], "PutItem", theirs), TableName=theirs,
+                         Item={"pk": {"S": "b"}})
+        # Allow GetItem and Put* to Bob's account (its id, as a list).
+        self.put_policy(name, {
+            "Sid": "bob", "Effect": "Allow",
+            "Principal": {"AWS": [BOB[2]]},
+            "Action": ["dynamodb:GetItem", "dynamodb:Put*"],
+            "Resource": theirs})
+        self.assertEqual(self.bob.get_item(TableName=theirs, Key=key)
+                         ["Item"], key)
+        self.bob.put_item(TableName=theirs, Item={"pk": {"S": "b"}})
+        self.assertEqual(self.alice.get_item(TableName=name, Key={
+            "pk": {"S": "b"}})["Item"], {"pk": {"S": "b"}})
+        # An action the policy does not list stays denied...
+        self.assertError(self.bob.delete_item, "AccessDeniedException",
+                         denied(BOB[2], "DeleteItem", theirs),
+                         TableName=theirs, Key=key)
+        # ... as does an account it does not name.
+        self.assertError(self.default.get_item, "AccessDeniedException",
+                         denied("000000000000", "GetItem", theirs),
+                         TableName=theirs, Key=key)
+        # A Resource that is not this table grants nothing.
+        self.put_policy(name, {
+            "Effect": "Allow",
+            "Principal": {"AWS": "arn:aws:iam::%s:root" % BOB[2]},
+            "Action": "dynamodb:*", "Resource": theirs + "-other"})
+        self.assertError(self.bob.get_item, "AccessDeniedException",
+                         denied(BOB[2], "GetItem", theirs), TableName=theirs,
+                         Key=key)
+        # dynamodb:* by root ARN and a wildcard Resource, with a Deny of
+        # PutItem: reads pass, the denied write fails, explicitly.
+        self.put_policy(name, {
+            "Sid": "all", "Effect": "Allow",
+            "Principal": {"AWS": "arn:aws:iam::%s:root" % BOB[2]},
+            "Action": "dynamodb:*", "Resource": theirs[:-3] + "*"}, {
+            "Sid": "noput", "Effect": "Deny",
+            "Principal": {"AWS": BOB[2]},
+            "Action": "dynamodb:PutItem", "Resource": "*"})
+        self.assertEqual(self.bob.get_item(TableName=theirs, Key=key)
+                         ["Item"], key)
+        self.assertEqual(self.bob.describe_table(TableName=theirs)["Table"]
+                         ["TableArn"], theirs)
+        self.assertError(self.bob.put_item, "AccessDeniedException",
+                         "User: arn:aws:iam::%s:root is not authorized to "
+                         "perform: dynamodb:PutItem on resource: %s with an "
+                         "explicit deny in a resource-based policy"
+                         % (BOB[2], theirs), TableName=theirs,
+                         Item={"pk": {"S": "c"}})
+        # An Allow with a Condition is not evaluated here: it grants
+        # nothing (the documented subset).
+        self.put_policy(name, {
+            "Effect": "Allow", "Principal": {"AWS": BOB[2]},
+            "Action": "dynamodb:GetItem", "Resource": theirs,
+            "Condition": {"Bool": {"aws:SecureTransport": "true"}}})
+        self.assertError(self.bob.get_item, "AccessDeniedException",
+                         denied(BOB[2], "GetItem", theirs), TableName=theirs,
+                         Key=key)
+        # The owner is never subject to its own table's policy.
+        self.assertEqual(self.alice.get_item(TableName=theirs, Key=key)
+                         ["Item"], key)
         self.alice.delete_table(TableName=name)
 
     def streams(self, key):
