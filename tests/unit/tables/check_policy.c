@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/tables/tables_int.h"
 #include "storage/util.h"
 #include "tests/unit/tables/tcall.h"
 
@@ -302,6 +303,138 @@ START_TEST(test_policy_arns)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------
+ * The evaluator (policy_eval.c): IAM's policy evaluation logic for a
+ * resource-based policy and a principal of another account (IAM user
+ * guide, "Policy evaluation logic": an explicit Deny overrides any Allow;
+ * without an Allow the request is implicitly denied; action names match
+ * without regard to case, ARNs with it, '*' and '?' as wildcards).
+ * ---------------------------------------------------------------------- */
+
+#define B "222222222222"
+#define TARN "arn:aws:dynamodb:us-east-1:111111111111:table/t1"
+
+static enum policy_effect
+eval(const char *text, const char *account, const char *action)
+{
+    json_t *doc = json_loads(text, 0, NULL);
+    enum policy_effect r;
+
+    ck_assert_ptr_nonnull(doc);
+    r = tables_policy_eval(doc, account, action, TARN);
+    json_decref(doc);
+    return r;
+}
+
+/* One statement (static buffer). */
+static const char *
+stmt(const char *effect, const char *principal, const char *action,
+     const char *resource, const char *extra)
+{
+    static char d[2048];
+
+    snprintf(d, sizeof(d), "{\"Statement\": [{\"Effect\": \"%s\", "
+             "\"Principal\": %s, \"Action\": %s, \"Resource\": %s%s}]}",
+             effect, principal, action, resource, extra);
+    return d;
+}
+
+START_TEST(test_eval_principal)
+{
+    const char *act = "\"dynamodb:GetItem\"", *res = "\"" TARN "\"";
+
+    ck_assert_int_eq(eval(stmt("Allow", "{\"AWS\": \"" B "\"}", act, res,
+                               ""), B, "dynamodb:GetItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", "{\"AWS\": [\"333333333333\", "
+                               "\"arn:aws:iam::" B ":root\"]}", act, res,
+                               ""), B, "dynamodb:GetItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", "\"*\"", act, res, ""), B,
+                           "dynamodb:GetItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", "{\"AWS\": \"*\"}", act, res, ""),
+                          B, "dynamodb:GetItem"), POLICY_ALLOW);
+    /* another account, a user of B (the caller is B's root), a service */
+    ck_assert_int_eq(eval(stmt("Allow", "{\"AWS\": \"333333333333\"}",
+                               act, res, ""), B, "dynamodb:GetItem"),
+                     POLICY_NONE);
+    ck_assert_int_eq(eval(stmt("Allow", "{\"AWS\": \"arn:aws:iam::" B
+                               ":user/u\"}", act, res, ""), B,
+                          "dynamodb:GetItem"), POLICY_NONE);
+    ck_assert_int_eq(eval(stmt("Allow", "{\"Service\": \"" B "\"}", act,
+                               res, ""), B, "dynamodb:GetItem"),
+                     POLICY_NONE);
+}
+END_TEST
+
+START_TEST(test_eval_action_resource)
+{
+    const char *pr = "{\"AWS\": \"" B "\"}", *res = "\"" TARN "\"";
+
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:*\"", res, ""), B,
+                          "dynamodb:Scan"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"*\"", res, ""), B,
+                          "dynamodb:Scan"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "[\"dynamodb:get*\", "
+                               "\"dynamodb:Query\"]", res, ""), B,
+                          "dynamodb:GetItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:?utItem\"", res,
+                               ""), B, "dynamodb:PutItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "[\"dynamodb:Get*\"]", res,
+                               ""), B, "dynamodb:PutItem"), POLICY_NONE);
+    /* Resource: wildcards; ARNs are case-sensitive */
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:*\"",
+                               "[\"arn:aws:dynamodb:*:111111111111:"
+                               "table/t*\"]", ""), B, "dynamodb:Scan"),
+                     POLICY_ALLOW);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:*\"",
+                               "\"arn:aws:dynamodb:us-east-1:"
+                               "111111111111:table/T1\"", ""), B,
+                          "dynamodb:Scan"), POLICY_NONE);
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:*\"",
+                               "\"" TARN "/index/*\"", ""), B,
+                          "dynamodb:Scan"), POLICY_NONE);
+}
+END_TEST
+
+START_TEST(test_eval_deny_and_condition)
+{
+    char two[4096];
+    const char *pr = "{\"AWS\": \"" B "\"}", *res = "\"*\"";
+
+    snprintf(two, sizeof(two), "{\"Statement\": [{\"Effect\": "
+             "\"Allow\", \"Principal\": %s, \"Action\": \"dynamodb:*\", "
+             "\"Resource\": \"*\"}, {\"Effect\": \"Deny\", "
+             "\"Principal\": \"*\", \"Action\": \"dynamodb:PutItem\", "
+             "\"Resource\": \"" TARN "\"}]}", pr);
+    ck_assert_int_eq(eval(two, B, "dynamodb:GetItem"), POLICY_ALLOW);
+    ck_assert_int_eq(eval(two, B, "dynamodb:PutItem"), POLICY_DENY);
+    /* a Condition is not evaluated: an Allow with one grants nothing, a
+     * Deny with one denies */
+    ck_assert_int_eq(eval(stmt("Allow", pr, "\"dynamodb:*\"", res,
+                               ", \"Condition\": {\"Bool\": "
+                               "{\"aws:SecureTransport\": \"true\"}}"),
+                          B, "dynamodb:GetItem"), POLICY_NONE);
+    ck_assert_int_eq(eval(stmt("Deny", pr, "\"dynamodb:*\"", res,
+                               ", \"Condition\": {\"Bool\": "
+                               "{\"aws:SecureTransport\": \"true\"}}"),
+                          B, "dynamodb:GetItem"), POLICY_DENY);
+    /* no statements that apply: nothing */
+    ck_assert_int_eq(eval("{\"Statement\": []}", B, "dynamodb:GetItem"),
+                     POLICY_NONE);
+    ck_assert_int_eq(eval("{}", B, "dynamodb:GetItem"), POLICY_NONE);
+}
+END_TEST
+
+START_TEST(test_glob)
+{
+    ck_assert(tables_policy_glob("a*b?d", "axxbcd", false));
+    ck_assert(!tables_policy_glob("a*b?d", "axxbd", false));
+    ck_assert(tables_policy_glob("GET*", "getitem", true));
+    ck_assert(!tables_policy_glob("GET*", "getitem", false));
+    ck_assert(tables_policy_glob("*", "", false));
+    ck_assert(!tables_policy_glob("", "x", false));
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -315,6 +448,12 @@ suite(void)
     tcase_add_test(tc, test_document_checks);
     tcase_add_test(tc, test_self_lockout);
     tcase_add_test(tc, test_policy_arns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("eval");
+    tcase_add_test(tc, test_eval_principal);
+    tcase_add_test(tc, test_eval_action_resource);
+    tcase_add_test(tc, test_eval_deny_and_condition);
+    tcase_add_test(tc, test_glob);
     suite_add_tcase(s, tc);
     return s;
 }
