@@ -37,6 +37,7 @@ tables_backup_find(const struct api_ctx *ctx, const char *s,
                    struct tables_arn *a, struct ddb_err *err)
 {
     int parsed = tables_arn_parse(s, a);
+    char stored[TABLES_NAME_MAX];
     json_t *row;
 
     if (parsed == 0 && strstr(s, "/backup/") != NULL &&
@@ -57,10 +58,12 @@ tables_backup_find(const struct api_ctx *ctx, const char *s,
     }
     row = storage_backup_get(ctx->srv->st, a->sub);
     if (row == NULL ||
+        !api_table_stored(ctx, a->account, a->table, stored,
+                          sizeof(stored)) ||
         json_is_true(json_object_get(json_object_get(row, "meta"),
                                      "_slPitr")) ||
         !json_str_is(json_object_get(json_object_get(row, "meta"),
-                                     "TableName"), a->table)) {
+                                     "TableName"), stored)) {
         json_decref(row);
         ddb_err_set(err, DDB_BACKUP_NOT_FOUND, "Backup not found: %s", s);
         return NULL;
@@ -187,6 +190,15 @@ tables_on_demand(const json_t *desc)
                        "PAY_PER_REQUEST");
 }
 
+/* The name clients know a backup's table by (meta keeps the stored one). */
+static const char *
+public_name(const json_t *meta)
+{
+    const char *n = tables_str(meta, "TableName");
+
+    return api_table_public(n != NULL ? n : "");
+}
+
 /* BackupDescription: details, SourceTableDetails, features. */
 static json_t *
 description(const json_t *row, const char *arn, const char *status)
@@ -196,8 +208,8 @@ description(const json_t *row, const char *arn, const char *status)
     const json_t *m = base_member(row);
     json_t *std;
 
-    std = json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:o}", "TableName",
-                    json_object_get(meta, "TableName"), "TableId",
+    std = json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:o}", "TableName",
+                    public_name(meta), "TableId",
                     json_object_get(meta, "TableId"), "TableArn",
                     json_object_get(meta, "TableArn"), "TableSizeBytes",
                     json_object_get(m, "bytes"), "KeySchema",
@@ -337,6 +349,8 @@ api_create_backup(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (!tables_name_from_param(ctx, param, name, sizeof(name)))
         return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
                            param);
+    if (tables_check_access(ctx, name, err) != 0)
+        return -1;
     o = tables_open_settled(ctx, name, false, &tabs[0], &desc, err);
     if (o < 0)
         return -1;
@@ -347,7 +361,7 @@ api_create_backup(struct api_ctx *ctx, const json_t *req, json_t **resp,
             stable_release(tabs[0]);
         }
         return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
-                           name);
+                           api_table_public(name));
     }
     n = members_of(ctx->srv->st, tabs[0], desc, tabs,
                    sizeof(tabs) / sizeof(tabs[0]));
@@ -480,8 +494,8 @@ summary(const json_t *row)
     json_t *d = details(row, json_string_value(json_object_get(meta,
                                                                "BackupArn")),
                         "AVAILABLE");
-    json_t *s = json_pack("{s:O, s:O, s:O}", "TableName",
-                          json_object_get(meta, "TableName"), "TableId",
+    json_t *s = json_pack("{s:s, s:O, s:O}", "TableName",
+                          public_name(meta), "TableId",
                           json_object_get(meta, "TableId"), "TableArn",
                           json_object_get(meta, "TableArn"));
 
@@ -507,7 +521,7 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
     long long lo = tables_time_ms(req, "TimeRangeLowerBound");
     long long hi = tables_time_ms(req, "TimeRangeUpperBound");
     long long limit = tables_uint(req, "Limit");
-    char name[TABLES_NAME_MAX];
+    char name[TABLES_NAME_MAX], obuf[13];
     struct tables_arn sa;
     json_t *all, *rows, *out, *row, *after = NULL;
     const json_t *meta;
@@ -543,6 +557,10 @@ api_list_backups(struct api_ctx *ctx, const json_t *req, json_t **resp,
         at = (long long)json_integer_value(json_object_get(meta,
                                                            "CreatedMs"));
         if (json_is_true(json_object_get(meta, "_slPitr")) ||
+            strcmp(api_table_owner(ctx, tables_str(meta, "TableName") != NULL
+                                            ? tables_str(meta, "TableName")
+                                            : "", obuf),
+                   api_account(ctx)) != 0 ||
             (type != NULL && strcmp(type, "ALL") != 0 &&
              !json_str_is(json_object_get(meta, "BackupType"), type)) ||
             (param != NULL && !json_str_is(json_object_get(meta,

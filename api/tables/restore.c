@@ -438,10 +438,10 @@ check_name_free(struct api_ctx *ctx, const char *name, struct ddb_err *err)
     if (from != NULL && json_str_is(json_object_get(desc, "TableStatus"),
                                     "CREATING"))
         ddb_err_set(err, DDB_TABLE_IN_USE, "Table: %s is already being "
-                    "restored from backup: %s", name, from);
+                    "restored from backup: %s", api_table_public(name), from);
     else
         ddb_err_set(err, DDB_TABLE_ALREADY_EXISTS, "Table already exists: %s",
-                    name);
+                    api_table_public(name));
     json_decref(desc);
     stable_release(t);
     return -1;
@@ -520,6 +520,7 @@ restore_run(struct api_ctx *ctx, struct rst *r, json_t **resp,
     if (build_request(r, err) != 0 ||
         tables_check_create(ctx, r->creq, &c, err) != 0)
         goto out;
+    r->target = c.name;     /* from here on, the caller's stored name */
     desc = tables_desc_new(ctx, r->creq, &c, now, &nparts, gparts);
     set_sse(ctx, r, desc);
     /* the summary shows while the table is CREATING (status.c drops it
@@ -723,11 +724,14 @@ api_restore_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
                                 r.source, sizeof(r.source)))
         return ddb_err_set(err, DDB_TABLE_NOT_FOUND, "Table not found: %s",
                            sname != NULL ? sname : sarn);
+    if (tables_check_access(ctx, r.source, err) != 0)
+        return -1;
     o = tables_open_settled(ctx, r.source, false, &t, &desc, err);
     if (o != 0)
         return o < 0 ? -1
                      : ddb_err_set(err, DDB_TABLE_NOT_FOUND,
-                                   "Table not found: %s", r.source);
+                                   "Table not found: %s",
+                                   api_table_public(r.source));
     /* To a second: clients send whole seconds (botocore drops the
      * fraction), and a restore to second S shows every write made before
      * S + 1 (up to now); the summary shows S. */
@@ -740,7 +744,7 @@ api_restore_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
     r.src = r.src_own = tables_backup_source(desc);
     if (!tables_pitr_on(desc))
         ddb_err_set(err, DDB_PITR_UNAVAILABLE, "Point in time recovery is "
-                    "not enabled for table '%s'", r.source);
+                    "not enabled for table '%s'", api_table_public(r.source));
     else
         rc = restore_run(ctx, &r, resp, err);
     json_decref(desc);

@@ -375,8 +375,8 @@ out:
  * now cannot serve (more than a second ago).
  */
 static int
-export_time(struct api_ctx *ctx, const json_t *req, const char *name,
-            uint64_t *at_ms, bool *past, struct ddb_err *err)
+export_time(struct api_ctx *ctx, const json_t *req, uint64_t *at_ms,
+            bool *past, struct ddb_err *err)
 {
     const json_t *at = json_object_get(req, "ExportTime");
     uint64_t now = tables_now_ms(ctx);
@@ -395,7 +395,8 @@ export_time(struct api_ctx *ctx, const json_t *req, const char *name,
                            "not be in the future");
     if (ms >= (double)now - 1000.0)
         return 0;
-    creq = json_pack("{s:s}", "TableName", name);
+    /* by ARN: the table may be another account's (a resource policy) */
+    creq = json_pack("{s:O}", "TableName", json_object_get(req, "TableArn"));
     rc = api_describe_continuous_backups(ctx, creq, &cresp, err);
     json_decref(creq);
     if (rc != 0)
@@ -514,7 +515,7 @@ api_export_table_to_point_in_time(struct api_ctx *ctx, const json_t *req,
         goto out;
     }
     w = xcalloc(1, sizeof(*w));
-    if (export_time(ctx, req, name, &w->at_ms, &past, err) != 0)
+    if (export_time(ctx, req, &w->at_ms, &past, err) != 0)
         goto out;
     w->bucket_dir = transfer_bucket_dir(ctx, tables_str(req, "S3Bucket"),
                                         err);

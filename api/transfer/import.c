@@ -540,7 +540,17 @@ api_import_table(struct api_ctx *ctx, const json_t *req, json_t **resp,
     if (api_create_table(ctx, creq, &cresp, err) != 0)
         goto out;
     tdesc = json_object_get(cresp, "TableDescription");
-    w->table = xstrdup(tables_str(tdesc, "TableName"));
+    {
+        /* the worker opens the table by its stored name (context.h) */
+        char stored[TABLES_NAME_MAX];
+
+        if (!api_table_stored(ctx, NULL, tables_str(tdesc, "TableName"),
+                              stored, sizeof(stored))) {
+            ddb_err_set(err, DDB_INTERNAL, "table name too long");
+            goto out;
+        }
+        w->table = xstrdup(stored);
+    }
     w->prefix = xstrdup(prefix != NULL ? prefix : "");
     job = transfer_job_new(ctx, TRANSFER_IMPORT, tables_str(tdesc,
                                                             "TableArn"),

@@ -135,6 +135,22 @@ transfer_job_start(struct api_ctx *ctx, struct transfer_job *job,
  * Finding and describing jobs
  * ---------------------------------------------------------------------- */
 
+/* Is job the caller's account's? Its table ARN's fifth field
+ * (arn:aws:dynamodb:<region>:<account>:table/...) names the account. */
+static bool
+job_mine(const struct api_ctx *ctx, const struct transfer_job *job)
+{
+    const char *p = job->table_arn, *acct = api_account(ctx);
+    size_t n = strlen(acct);
+
+    for (int field = 0; field < 4 && p != NULL; field++) {
+        p = strchr(p, ':');
+        if (p != NULL)
+            p++;
+    }
+    return p != NULL && strncmp(p, acct, n) == 0 && p[n] == ':';
+}
+
 struct transfer_job *
 transfer_job_by_token(struct api_ctx *ctx, enum transfer_kind kind,
                       const char *token)
@@ -147,7 +163,7 @@ transfer_job_by_token(struct api_ctx *ctx, enum transfer_kind kind,
     pthread_mutex_lock(&x->mu);
     for (job = x->jobs; job != NULL; job = job->next)
         if (job->kind == kind && job->token != NULL &&
-            strcmp(job->token, token) == 0)
+            strcmp(job->token, token) == 0 && job_mine(ctx, job))
             found = job;
     pthread_mutex_unlock(&x->mu);
     return found;
@@ -217,7 +233,8 @@ transfer_job_find(struct api_ctx *ctx, enum transfer_kind kind,
 
     pthread_mutex_lock(&x->mu);
     for (job = x->jobs; job != NULL; job = job->next)
-        if (job->kind == kind && strcmp(job->arn, arn) == 0)
+        if (job->kind == kind && strcmp(job->arn, arn) == 0 &&
+            job_mine(ctx, job))
             found = job;
     pthread_mutex_unlock(&x->mu);
     if (found == NULL) {
@@ -266,7 +283,7 @@ transfer_job_list(struct api_ctx *ctx, enum transfer_kind kind,
 
     pthread_mutex_lock(&x->mu);
     for (job = x->jobs; job != NULL; job = job->next) {
-        if (job->kind != kind ||
+        if (job->kind != kind || !job_mine(ctx, job) ||
             (table != NULL && strcmp(job->table_arn, table) != 0))
             continue;
         if (!started) {

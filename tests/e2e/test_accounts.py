@@ -26,7 +26,7 @@ import boto3
 from e2e_common import (BIN, KEYS, REGION, ErrorAsserts, create_table,
                         sanitizer_reports, signed_client, start_private_server,
                         start_signed_server, stop_private_server,
-                        stop_temp_server, unique_name)
+                        stop_temp_server, unique_name, wait_active)
 
 ALICE, BOB, DEFAULT = KEYS
 
@@ -259,6 +259,157 @@ class Accounts(ErrorAsserts):
         self.assertEqual(self.alice.get_item(TableName=theirs, Key=key)
                          ["Item"], key)
         self.alice.delete_table(TableName=name)
+
+    def test_backups_and_restores_per_account(self):
+        # Backups and restores belong to the caller's account: ListBackups
+        # "List DynamoDB backups that are associated with an AWS account"
+        # (API reference), a backup ARN is its table's ARN + "/backup/..."
+        # and a restored table is created in the caller's account
+        # (RestoreTableFromBackup / RestoreTableToPointInTime, API
+        # reference: "Creates a new table ... in the same account").
+        name = unique_name("bk")
+        arns = {}
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            create_table(c, name)
+            c.put_item(TableName=name, Item={"pk": {"S": "k"},
+                                             "who": {"S": key[2]}})
+            b = c.create_backup(TableName=name, BackupName="bak")
+            arns[key[2]] = b["BackupDetails"]["BackupArn"]
+            self.assertTrue(arns[key[2]].startswith(arn(key[2], name) +
+                                                    "/backup/"),
+                            arns[key[2]])
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            with self.subTest(account=key[2]):
+                every = c.list_backups()["BackupSummaries"]
+                self.assertIn(arns[key[2]], [s["BackupArn"] for s in every])
+                other = ({ALICE[2], BOB[2]} - {key[2]}).pop()
+                self.assertNotIn(arns[other],
+                                 [s["BackupArn"] for s in every])
+                mine = c.list_backups(TableName=name)["BackupSummaries"]
+                self.assertEqual([(s["BackupArn"], s["TableName"],
+                                   s["TableArn"]) for s in mine],
+                                 [(arns[key[2]], name, arn(key[2], name))])
+                d = c.describe_backup(BackupArn=arns[key[2]])[
+                    "BackupDescription"]["SourceTableDetails"]
+                self.assertEqual((d["TableName"], d["TableArn"]),
+                                 (name, arn(key[2], name)))
+        # Bob restores his backup: the table is his alone, with his item.
+        target = name + "-r"
+        r = self.bob.restore_table_from_backup(TargetTableName=target,
+                                               BackupArn=arns[BOB[2]])
+        self.assertEqual(r["TableDescription"]["TableArn"],
+                         arn(BOB[2], target))
+        wait_active(self.bob, target)
+        self.assertEqual(self.bob.get_item(TableName=target, Key={
+            "pk": {"S": "k"}})["Item"]["who"], {"S": BOB[2]})
+        self.assertIn(target, self.bob.list_tables()["TableNames"])
+        self.assertNotIn(target, self.alice.list_tables()["TableNames"])
+        self.assertError(self.alice.describe_table,
+                         "ResourceNotFoundException",
+                         "Requested resource not found: Table: %s not found"
+                         % target, TableName=target)
+        # ... and restoring again to that name is his conflict, not Alice's.
+        self.assertError(self.bob.restore_table_from_backup,
+                         "TableAlreadyExistsException",
+                         "Table already exists: %s" % target,
+                         TargetTableName=target, BackupArn=arns[BOB[2]])
+        self.alice.restore_table_from_backup(TargetTableName=target,
+                                             BackupArn=arns[ALICE[2]])
+        wait_active(self.alice, target)
+        self.assertEqual(self.alice.get_item(TableName=target, Key={
+            "pk": {"S": "k"}})["Item"]["who"], {"S": ALICE[2]})
+        # Another account's backup is not Bob's to restore.
+        self.assertError(self.bob.restore_table_from_backup,
+                         "AccessDeniedException", "Access is denied",
+                         TargetTableName=name + "-x",
+                         BackupArn=arns[ALICE[2]])
+        # Point in time: the restored table is the caller's too; another
+        # account's table as the source needs a policy.
+        self.bob.update_continuous_backups(
+            TableName=name, PointInTimeRecoverySpecification={
+                "PointInTimeRecoveryEnabled": True})
+        self.bob.restore_table_to_point_in_time(
+            SourceTableName=name, TargetTableName=name + "-p",
+            UseLatestRestorableTime=True)
+        wait_active(self.bob, name + "-p")
+        self.assertEqual(self.bob.get_item(TableName=name + "-p", Key={
+            "pk": {"S": "k"}})["Item"]["who"], {"S": BOB[2]})
+        self.assertNotIn(name + "-p", self.alice.list_tables()["TableNames"])
+        self.assertError(self.alice.restore_table_to_point_in_time,
+                         "AccessDeniedException",
+                         denied(ALICE[2], "RestoreTableToPointInTime",
+                                arn(BOB[2], name)),
+                         SourceTableArn=arn(BOB[2], name),
+                         TargetTableName=name + "-q",
+                         UseLatestRestorableTime=True)
+        self.assertError(self.alice.create_backup, "AccessDeniedException",
+                         denied(ALICE[2], "CreateBackup", arn(BOB[2], name)),
+                         TableName=arn(BOB[2], name), BackupName="bak")
+        for c in (self.alice, self.bob):
+            for b in arns.values():
+                if b.split(":")[4] == (ALICE if c is self.alice
+                                       else BOB)[2]:
+                    c.delete_backup(BackupArn=b)
+            for n in (name, target):
+                c.delete_table(TableName=n)
+        self.bob.delete_table(TableName=name + "-p")
+
+    def test_tags_and_policy_by_account_arn(self):
+        # A ResourceArn names the table of its account (TagResource,
+        # PutResourcePolicy API reference); only the owner may change them
+        # ("This action is only supported by accounts that match the
+        # resource owner's account", recorded DynamoDB answer).
+        name = unique_name("tg")
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            create_table(c, name)
+            c.tag_resource(ResourceArn=arn(key[2], name),
+                           Tags=[{"Key": "owner", "Value": key[2]}])
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            self.assertEqual(c.list_tags_of_resource(
+                ResourceArn=arn(key[2], name))["Tags"],
+                [{"Key": "owner", "Value": key[2]}])
+        self.assertError(self.bob.list_tags_of_resource,
+                         "AccessDeniedException", "Access is denied",
+                         ResourceArn=arn(ALICE[2], name))
+        self.put_policy(name, {
+            "Effect": "Allow", "Principal": {"AWS": BOB[2]},
+            "Action": "dynamodb:GetItem", "Resource": arn(ALICE[2], name)})
+        self.assertIn(BOB[2], self.alice.get_resource_policy(
+            ResourceArn=arn(ALICE[2], name))["Policy"])
+        self.assertError(self.bob.get_resource_policy,
+                         "PolicyNotFoundException",
+                         ResourceArn=arn(BOB[2], name))
+        for c in (self.alice, self.bob):
+            c.delete_table(TableName=name)
+
+    def test_exports_per_account(self):
+        # ListExports: "Lists completed exports within the past 90 days"
+        # of the caller's account (API reference); export ARNs carry the
+        # table's account.
+        name = unique_name("ex")
+        got = {}
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            create_table(c, name)
+            c.update_continuous_backups(
+                TableName=name, PointInTimeRecoverySpecification={
+                    "PointInTimeRecoveryEnabled": True})
+            c.put_item(TableName=name, Item={"pk": {"S": key[2]}})
+            e = c.export_table_to_point_in_time(
+                TableArn=arn(key[2], name), S3Bucket="bkt-" + key[2])
+            got[key[2]] = e["ExportDescription"]["ExportArn"]
+            self.assertTrue(got[key[2]].startswith(arn(key[2], name) + "/"))
+        for c, key in ((self.alice, ALICE), (self.bob, BOB)):
+            listed = [s["ExportArn"] for s in
+                      c.list_exports()["ExportSummaries"]]
+            self.assertIn(got[key[2]], listed)
+            other = ({ALICE[2], BOB[2]} - {key[2]}).pop()
+            self.assertNotIn(got[other], listed)
+            self.assertEqual(c.describe_export(ExportArn=got[key[2]])[
+                "ExportDescription"]["TableArn"], arn(key[2], name))
+        self.assertError(self.bob.describe_export, "ExportNotFoundException",
+                         ExportArn=got[ALICE[2]])
+        for c in (self.alice, self.bob):
+            c.delete_table(TableName=name)
 
     def streams(self, key):
         return boto3.client("dynamodbstreams", endpoint_url=self.url,
