@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
 import boto3
@@ -388,6 +389,9 @@ class Accounts(ErrorAsserts):
         # table's account.
         name = unique_name("ex")
         got = {}
+        for key in (ALICE, BOB):        # buckets: --s3-dir's default
+            os.makedirs(os.path.join(self.tmp, "data", "s3",
+                                     "bkt-" + key[2]), exist_ok=True)
         for c, key in ((self.alice, ALICE), (self.bob, BOB)):
             create_table(c, name)
             c.update_continuous_backups(
@@ -408,8 +412,41 @@ class Accounts(ErrorAsserts):
                 "ExportDescription"]["TableArn"], arn(key[2], name))
         self.assertError(self.bob.describe_export, "ExportNotFoundException",
                          ExportArn=got[ALICE[2]])
+        # Bob imports his export: the new table and its items are his.
+        d = self.finish(self.bob.describe_export, "ExportArn", got[BOB[2]])
+        self.assertEqual(d["ExportStatus"], "COMPLETED", d)
+        data = d["ExportManifest"].rsplit("/", 1)[0] + "/data/"
+        i = self.bob.import_table(
+            S3BucketSource={"S3Bucket": "bkt-" + BOB[2], "S3KeyPrefix": data},
+            InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+            TableCreationParameters={
+                "TableName": name + "-i", "BillingMode": "PAY_PER_REQUEST",
+                "AttributeDefinitions": [{"AttributeName": "pk",
+                                          "AttributeType": "S"}],
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+        i = self.finish(self.bob.describe_import, "ImportArn",
+                        i["ImportTableDescription"]["ImportArn"])
+        self.assertEqual((i["ImportStatus"], i["ImportedItemCount"],
+                          i["TableArn"]),
+                         ("COMPLETED", 1, arn(BOB[2], name + "-i")))
+        self.assertEqual(self.bob.scan(TableName=name + "-i")["Items"],
+                         [{"pk": {"S": BOB[2]}}])
+        self.assertNotIn(name + "-i", self.alice.list_tables()["TableNames"])
+        self.assertEqual(self.alice.list_imports()["ImportSummaryList"], [])
+        self.bob.delete_table(TableName=name + "-i")
         for c in (self.alice, self.bob):
             c.delete_table(TableName=name)
+
+    def finish(self, describe, key, job):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            d = describe(**{key: job})
+            d = d.get("ExportDescription") or d["ImportTableDescription"]
+            if (d.get("ExportStatus") or d.get("ImportStatus")) != \
+                    "IN_PROGRESS":
+                return d
+            time.sleep(0.05)
+        self.fail("still IN_PROGRESS")
 
     def streams(self, key):
         return boto3.client("dynamodbstreams", endpoint_url=self.url,
