@@ -351,6 +351,26 @@ catalog_open(struct storage *s, const char *path, struct ddb_err *err)
  * Create and delete
  * ---------------------------------------------------------------------- */
 
+/* Run fill over the new partitions of l, each held locked meanwhile: the
+ * fill's commits may queue them for the checkpoint thread (checkpoint.c),
+ * which takes a partition's lock before it touches its connection, as a
+ * split holds its children while it fills them. Nobody else knows these
+ * partitions yet, so holding them all cannot deadlock. */
+static int
+playout_fill(struct playout *l, catalog_fill_fn *fill, void *arg,
+             struct ddb_err *err)
+{
+    unsigned i;
+    int rc;
+
+    for (i = 0; i < l->map.n; i++)
+        partition_lock(l->parts[i]);
+    rc = fill(arg, l, err);
+    for (i = 0; i < l->map.n; i++)
+        partition_unlock(l->parts[i]);
+    return rc;
+}
+
 /*
  * Create table name with nparts partitions evenly over the ring, with desc
  * (copied) or, when fn is given, the description fn builds from the first
@@ -401,7 +421,7 @@ table_create(struct storage *s, const char *name, const json_t *desc,
     }
     if (playout_open(s, l, dir, err) != 0)
         goto out;
-    if (fill != NULL && fill(fill_arg, l, err) != 0)
+    if (fill != NULL && playout_fill(l, fill, fill_arg, err) != 0)
         goto out;
     if (dir != NULL) {                  /* the names, before the catalog
                                            points at them */

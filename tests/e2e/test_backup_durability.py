@@ -74,8 +74,11 @@ def watch_new(parent, pattern, busy, min_bytes=MID_BYTES, timeout=20):
     before = set(os.listdir(parent))
     deadline = time.monotonic() + timeout
     while True:
+        # busy() first: a copy that ends between the listing and the
+        # check must still be in the listing
+        running = busy()
         new = {d for d in os.listdir(parent) if pattern.match(d)} - before
-        if not busy() or time.monotonic() > deadline or (
+        if not running or time.monotonic() > deadline or (
                 new and sum(bytes_under(os.path.join(parent, d))
                             for d in new) >= min_bytes):
             return new
