@@ -97,6 +97,16 @@ split_fields(const char *p, size_t n, const char *f[4], size_t flen[4])
     return nf;
 }
 
+/* Are the n bytes at s all digits? (The field is not NUL-terminated.) */
+static bool
+digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
 struct sigv4_keys *
 sigv4_keys_parse(const char *text, size_t len, const char *origin,
                  const char *default_account, char *msg, size_t msgsz)
@@ -136,8 +146,7 @@ sigv4_keys_parse(const char *text, size_t len, const char *origin,
                      "characters)", origin, line, SECRET_MAX);
             goto fail;
         }
-        if (nf == 3 && (flen[2] != 12 ||
-                        strspn(f[2], "0123456789") < 12)) {
+        if (nf == 3 && (flen[2] != 12 || !digits(f[2], 12))) {
             snprintf(msg, msgsz, "%s:%u: the account id must be 12 digits",
                      origin, line);
             goto fail;
