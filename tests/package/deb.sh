@@ -149,7 +149,7 @@ man=$root/usr/share/man/man1/shardlocal.1.gz
 check "the man page shardlocal(1)" test -s "$man"
 # Every flag --help lists is in the man page (both come from one table).
 missing=
-for f in $("$bin" --help | sed -n 's/^  \(--[a-z-]*\).*/\1/p'); do
+for f in $("$bin" --help | sed -n 's/^  \(--[a-z0-9-]*\).*/\1/p'); do
     esc=$(printf '%s' "$f" | sed 's/-/\\\\-/g')
     zcat "$man" | grep -q "fB$esc\\\\fR" || missing="$missing $f"
 done
