@@ -4,6 +4,7 @@
  * bit by bit (IPv4 through an IPv6 socket too), loopback binds told from
  * the rest. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
