@@ -67,11 +67,12 @@ def bytes_under(path):
     return n
 
 
-def watch_new(parent, pattern, busy, min_bytes=MID_BYTES, timeout=20):
-    """Wait for a new entry of parent matching pattern holding at least
-    min_bytes (a copy under way), or for busy() to turn false; the new
-    names."""
-    before = set(os.listdir(parent))
+def watch_new(parent, before, pattern, busy, min_bytes=MID_BYTES,
+              timeout=20):
+    """Wait for an entry of parent matching pattern, not in before (listed
+    before the work started: a fast copy makes its folder at once),
+    holding at least min_bytes (a copy under way), or for busy() to turn
+    false; the new names."""
     deadline = time.monotonic() + timeout
     while True:
         # busy() first: a copy that ends between the listing and the
@@ -160,9 +161,10 @@ class KillDuringBackup(BackupServerCase):
                                          BackupName="bkp%d" % attempt)
                 except (ClientError, BotoCoreError, OSError) as e:
                     errs.append(e)
+            before = set(os.listdir(bdir))
             th = threading.Thread(target=backup)
             th.start()
-            new = watch_new(bdir, ID, th.is_alive)
+            new = watch_new(bdir, before, ID, th.is_alive)
             self.kill()
             th.join()
             self.assertTrue(new, "no backup directory appeared: %r" % errs)
@@ -213,9 +215,10 @@ class KillDuringRestore(BackupServerCase):
                 done.append(True)
             except (ClientError, BotoCoreError, OSError):
                 pass
+        before = set(os.listdir(tdir))
         th = threading.Thread(target=restore)
         th.start()
-        new = watch_new(tdir, ID, th.is_alive)
+        new = watch_new(tdir, before, ID, th.is_alive)
         self.kill()
         th.join()
         self.assertTrue(new, "no table directory appeared")

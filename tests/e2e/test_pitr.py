@@ -441,9 +441,10 @@ class PitrDurability(PitrCase):
                 done.append(True)
             except (ClientError, BotoCoreError, OSError):
                 pass
+        before = set(os.listdir(tdir))
         th = threading.Thread(target=restore)
         th.start()
-        new = watch_new(tdir, ID, th.is_alive)
+        new = watch_new(tdir, before, ID, th.is_alive)
         self.kill()
         th.join()
         self.assertTrue(new, "no table directory appeared")
