@@ -85,6 +85,27 @@ def watch_new(parent, before, pattern, busy, min_bytes=MID_BYTES,
             return new
 
 
+def kill_during(parent, call, kill):
+    """Run call() on a thread, wait for its new folder in parent to hold a
+    copy under way (watch_new), then kill(): (the new names, whether call
+    returned, the client errors it raised)."""
+    done, errs = [], []
+
+    def run():
+        try:
+            call()
+            done.append(True)
+        except (ClientError, BotoCoreError, OSError) as e:
+            errs.append(e)
+    before = set(os.listdir(parent))
+    th = threading.Thread(target=run)
+    th.start()
+    new = watch_new(parent, before, ID, th.is_alive)
+    kill()
+    th.join()
+    return new, bool(done), errs
+
+
 def items_of(c, name, **kw):
     out, start = {}, None
     while True:
@@ -153,20 +174,10 @@ class KillDuringBackup(BackupServerCase):
             else:
                 self.start()
                 self.load_big()
-            errs = []
-
-            def backup():
-                try:
-                    self.c.create_backup(TableName="big",
-                                         BackupName="bkp%d" % attempt)
-                except (ClientError, BotoCoreError, OSError) as e:
-                    errs.append(e)
-            before = set(os.listdir(bdir))
-            th = threading.Thread(target=backup)
-            th.start()
-            new = watch_new(bdir, before, ID, th.is_alive)
-            self.kill()
-            th.join()
+            new, _, errs = kill_during(
+                bdir, lambda: self.c.create_backup(
+                    TableName="big", BackupName="bkp%d" % attempt),
+                self.kill)
             self.assertTrue(new, "no backup directory appeared: %r" % errs)
             named = self.catalog_keys(bdir)
             (d,) = new
@@ -206,21 +217,9 @@ class KillDuringRestore(BackupServerCase):
         arn = self.c.create_backup(TableName="big", BackupName="bkp")[
             "BackupDetails"]["BackupArn"]
         tdir = os.path.join(self.data, "tables")
-        done = []
-
-        def restore():
-            try:
-                self.c.restore_table_from_backup(TargetTableName="rst",
-                                                 BackupArn=arn)
-                done.append(True)
-            except (ClientError, BotoCoreError, OSError):
-                pass
-        before = set(os.listdir(tdir))
-        th = threading.Thread(target=restore)
-        th.start()
-        new = watch_new(tdir, before, ID, th.is_alive)
-        self.kill()
-        th.join()
+        new, done, _ = kill_during(
+            tdir, lambda: self.c.restore_table_from_backup(
+                TargetTableName="rst", BackupArn=arn), self.kill)
         self.assertTrue(new, "no table directory appeared")
         self.start()
         names = self.c.list_tables()["TableNames"]

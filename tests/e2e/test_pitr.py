@@ -16,16 +16,15 @@ import datetime
 import json
 import os
 import signal
-import threading
 import urllib.request
 
 import boto3
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
 from e2e_common import OwnServerCase, make_private_client
 from e2e_common import start_private_server
-from test_backup_durability import ID, watch_new
+from test_backup_durability import kill_during
 
 DAY = 86400 * 1000
 
@@ -431,22 +430,10 @@ class PitrDurability(PitrCase):
                 "l": S("l"), "v": {"B": bytes([i]) * size}})
         self.clock(1000)
         tdir = os.path.join(self.data, "tables")
-        done = []
-
-        def restore():
-            try:
-                self.slow.restore_table_to_point_in_time(
-                    SourceTableName="big", TargetTableName="rst",
-                    UseLatestRestorableTime=True)
-                done.append(True)
-            except (ClientError, BotoCoreError, OSError):
-                pass
-        before = set(os.listdir(tdir))
-        th = threading.Thread(target=restore)
-        th.start()
-        new = watch_new(tdir, before, ID, th.is_alive)
-        self.kill()
-        th.join()
+        new, done, _ = kill_during(
+            tdir, lambda: self.slow.restore_table_to_point_in_time(
+                SourceTableName="big", TargetTableName="rst",
+                UseLatestRestorableTime=True), self.kill)
         self.assertTrue(new, "no table directory appeared")
         c = self.start()
         self.clock(1000)                # the sweep drops what was left
