@@ -60,7 +60,12 @@ json_paths(const char *in, size_t size)
 
     slow = json_loadb(in, size, JSON_ALLOW_NUL, &jerr);
     if (fast != NULL) {
-        CHECK(slow != NULL ? json_same(fast, slow) : has_nul_key(fast));
+        /* jansson refuses NUL in a key; a later duplicate may have
+         * replaced the value that held it, so its error says why */
+        CHECK(slow != NULL ? json_same(fast, slow)
+                           : has_nul_key(fast) ||
+                                 strstr(jerr.text, "NUL byte in object key")
+                                     != NULL);
         if (json_fast_dump(fast, &b) == 0) {
             char *ref = json_dumps(fast, JSON_COMPACT);
 
