@@ -5,9 +5,8 @@
 
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "storage/storage.h"
+#include "storage/util.h"
 
 /* ------------------------------------------------------------------------
  * Base64 (standard alphabet, padded), as DynamoDB accepts it
@@ -172,7 +171,6 @@ key_pk_hash(char type, const uint8_t *pk, size_t pk_len, uint8_t out[16])
 {
     uint8_t buf[sizeof(KEY_HASH_PREFIX) - 1 + KEY_BYTES_MAX];
     size_t pre = sizeof(KEY_HASH_PREFIX) - 1, n;
-    unsigned int mdlen = 0;
 
     memcpy(buf, KEY_HASH_PREFIX, pre);
     n = type == 'N' ? num_hashkey(pk, pk_len, buf + pre) : 0;
@@ -181,8 +179,7 @@ key_pk_hash(char type, const uint8_t *pk, size_t pk_len, uint8_t out[16])
         if (n > 0)
             memcpy(buf + pre, pk, n);
     }
-    if (EVP_Digest(buf, pre + n, out, &mdlen, EVP_md5(), NULL) != 1)
-        memset(out, 0, 16);
+    md5_bytes(buf, pre + n, out);
 }
 
 /*

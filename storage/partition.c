@@ -272,6 +272,35 @@ out:
     return rc;
 }
 
+/* Whether the row of k exists, and its stored size (0 when absent),
+ * without reading the item. The caller holds p->mu. */
+static int
+size_locked(struct partition *p, const struct item_key *k, bool *exists,
+            size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_SIZE];
+    int rc = -1, step;
+
+    *exists = false;
+    *size = 0;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        *exists = true;
+        *size = (size_t)sqlite3_column_int64(st, 0);
+    } else if (step != SQLITE_DONE) {
+        sql_err(p, err, "size");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    return rc;
+}
+
 /* Read one item: *item is a new reference, or NULL if absent. Like every
  * partition_* call on items, returns PART_RETIRED (nothing done) if a split
  * replaced p meanwhile: the caller looks the partition up again. */
@@ -280,28 +309,12 @@ int
 partition_size_of(struct partition *p, const struct item_key *k,
                   size_t *size, struct ddb_err *err)
 {
-    sqlite3_stmt *st;
-    int rc = lock_item(p, err), step;
+    bool exists;
+    int rc = lock_item(p, err);
 
     if (rc != 0)
         return rc;
-    rc = -1;
-    st = p->st[ST_SIZE];
-    *size = 0;
-    if (bind_key(st, k) != SQLITE_OK) {
-        sql_err(p, err, "size");
-        goto out;
-    }
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW)
-        *size = (size_t)sqlite3_column_int64(st, 0);
-    else if (step != SQLITE_DONE) {
-        sql_err(p, err, "size");
-        goto out;
-    }
-    rc = 0;
-out:
-    stmt_done(st);
+    rc = size_locked(p, k, &exists, size, err);
     pthread_mutex_unlock(&p->mu);
     return rc;
 }
@@ -353,21 +366,32 @@ del_locked(struct partition *p, const struct item_key *k,
  */
 int
 partition_mutate(struct partition *p, const struct item_key *k,
-                 const struct plog *log, stable_mutate_fn *fn, void *arg,
-                 struct ddb_err *err)
+                 const struct plog *log, bool blind, stable_mutate_fn *fn,
+                 void *arg, struct ddb_err *err)
 {
     json_t *old = NULL, *new_item = NULL;
     size_t new_size = 0, old_size = 0;
-    bool keep = false;
+    bool keep = false, exists;
     int rc = lock_item(p, err);
 
     if (rc != 0)
         return rc;
     rc = -1;
-    if (run_simple(p, ST_BEGIN, "begin", err) != 0 ||
-        get_locked(p, k, &old, &old_size, err) != 0)
+    if (run_simple(p, ST_BEGIN, "begin", err) != 0)
         goto out;
-    if (fn(arg, old, &new_item, &new_size, &keep, err) != 0)
+    /* the change log records the image: only without it is the item
+     * left unread */
+    if (blind && !(log != NULL && atomic_load(log->on))) {
+        if (size_locked(p, k, &exists, &old_size, err) != 0)
+            goto out;
+        if (exists && (old = json_object()) == NULL) {
+            ddb_err_set(err, DDB_INTERNAL, "out of memory");
+            goto out;
+        }
+    } else if (get_locked(p, k, &old, &old_size, err) != 0) {
+        goto out;
+    }
+    if (fn(arg, old, old_size, &new_item, &new_size, &keep, err) != 0)
         goto out;
     if (!keep) {
         if (new_item != NULL) {
@@ -808,17 +832,18 @@ partition_max_pages_locked(struct partition *p, unsigned pages)
                : 0;
 }
 
-/* p locked: read k (see partition_get). */
+/* p locked: read k (see partition_get), and its stored size into *size
+ * when not NULL. */
 int
 partition_get_locked(struct partition *p, const struct item_key *k,
-                     json_t **item, struct ddb_err *err)
+                     json_t **item, size_t *size, struct ddb_err *err)
 {
     *item = NULL;
     if (p->retired)
         return ddb_err_set(err, DDB_INTERNAL, "storage: retired partition");
     if (p->fenced)
         return ddb_err_set(err, DDB_STORAGE_FULL, STORAGE_FULL_MSG);
-    return get_locked(p, k, item, NULL, err);
+    return get_locked(p, k, item, size, err);
 }
 
 /*

@@ -272,17 +272,25 @@ int stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
 /*
  * Atomic read-modify-write of one item. With the key's partition locked and
  * a SQLite transaction open, fn is called with the current item (borrowed,
- * NULL if absent). fn sets *new_item to a new reference to store (with its
+ * NULL if absent) and its stored size (0 if absent). fn sets *new_item to a new reference to store (with its
  * size in *new_size), or leaves it NULL to delete the item, or sets *keep
  * to true to leave the row untouched. If fn returns -1 (err set, e.g.
  * ConditionalCheckFailed), nothing is written and stable_mutate returns
  * -1. A successful return means SQLite has committed.
  */
-typedef int stable_mutate_fn(void *arg, const json_t *old, json_t **new_item,
-                             size_t *new_size, bool *keep,
+typedef int stable_mutate_fn(void *arg, const json_t *old, size_t old_size,
+                             json_t **new_item, size_t *new_size, bool *keep,
                              struct ddb_err *err);
 int stable_mutate(struct stable *t, const struct item_key *k,
                   stable_mutate_fn *fn, void *arg, struct ddb_err *err);
+/* stable_mutate() for a write that does not look at the item it replaces
+ * (a PutItem or DeleteItem without condition or ReturnValues): unless the
+ * table's change log records the image, fn gets an empty map standing for
+ * an existing item, with its stored size, and the item is neither read
+ * nor decoded. */
+int stable_mutate_blind(struct stable *t, const struct item_key *k,
+                        stable_mutate_fn *fn, void *arg,
+                        struct ddb_err *err);
 
 /* Who made a change, as the change log records it (a TTL delete is the
  * service's). */

@@ -104,9 +104,10 @@ int partition_get(struct partition *p, const struct item_key *k,
                   json_t **item, struct ddb_err *err);
 int partition_size_of(struct partition *p, const struct item_key *k,
                       size_t *size, struct ddb_err *err);
+/* blind: fn does not look at the old item (stable_mutate_blind) */
 int partition_mutate(struct partition *p, const struct item_key *k,
-                     const struct plog *log, stable_mutate_fn *fn, void *arg,
-                     struct ddb_err *err);
+                     const struct plog *log, bool blind, stable_mutate_fn *fn,
+                     void *arg, struct ddb_err *err);
 /* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
  * ascending or descending. Calls fn with the partition locked: fn must not
  * call back into this table's store. Returns 0 (done), 1 (fn stopped), -1
@@ -173,7 +174,7 @@ void partition_fence_locked(struct partition *p);
  * disk without a file system of their own. -1 on failure. */
 int partition_max_pages_locked(struct partition *p, unsigned pages);
 int partition_get_locked(struct partition *p, const struct item_key *k,
-                         json_t **item, struct ddb_err *err);
+                         json_t **item, size_t *size, struct ddb_err *err);
 int partition_apply_locked(struct partition *p, const struct part_write *w,
                            size_t n, struct ddb_err *err);
 

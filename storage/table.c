@@ -368,10 +368,9 @@ stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
 
 /* Writes are refused while the disk is full (space.c); a write that
  * finds it full enters that state. */
-int
-stable_mutate_as(struct stable *t, const struct item_key *k,
-                 enum storage_origin origin, stable_mutate_fn *fn, void *arg,
-                 struct ddb_err *err)
+static int
+mutate(struct stable *t, const struct item_key *k, enum storage_origin origin,
+       bool blind, stable_mutate_fn *fn, void *arg, struct ddb_err *err)
 {
     struct plog l;
     const struct plog *log = changelog_plog(t, origin, &l);
@@ -380,8 +379,8 @@ stable_mutate_as(struct stable *t, const struct item_key *k,
     if (space_admit(t->s, err) != 0)
         return -1;
     do
-        rc = partition_mutate(stable_partition(t, k->hash), k, log, fn, arg,
-                              err);
+        rc = partition_mutate(stable_partition(t, k->hash), k, log, blind,
+                              fn, arg, err);
     while (rc == PART_RETIRED);
     if (rc != 0)
         space_note(t->s, err);
@@ -389,10 +388,25 @@ stable_mutate_as(struct stable *t, const struct item_key *k,
 }
 
 int
+stable_mutate_as(struct stable *t, const struct item_key *k,
+                 enum storage_origin origin, stable_mutate_fn *fn, void *arg,
+                 struct ddb_err *err)
+{
+    return mutate(t, k, origin, false, fn, arg, err);
+}
+
+int
 stable_mutate(struct stable *t, const struct item_key *k,
               stable_mutate_fn *fn, void *arg, struct ddb_err *err)
 {
-    return stable_mutate_as(t, k, STORAGE_ORIGIN_REQUEST, fn, arg, err);
+    return mutate(t, k, STORAGE_ORIGIN_REQUEST, false, fn, arg, err);
+}
+
+int
+stable_mutate_blind(struct stable *t, const struct item_key *k,
+                    stable_mutate_fn *fn, void *arg, struct ddb_err *err)
+{
+    return mutate(t, k, STORAGE_ORIGIN_REQUEST, true, fn, arg, err);
 }
 
 /* A bound buffer: one more byte than a key, for "key + 0x00". */

@@ -311,13 +311,14 @@ stable_txn(struct stxn_op *ops, size_t n, struct ddb_err *err)
     /* read and decide: every fn is called, so all reasons are known */
     for (size_t i = 0; i < n; i++) {
         json_t *old = NULL, *new_item = NULL;
-        size_t new_size = 0;
+        size_t new_size = 0, old_size = 0;
         bool keep = false;
 
-        if (partition_get_locked(ps.of[i], &ops[i].k, &old, err) != 0)
+        if (partition_get_locked(ps.of[i], &ops[i].k, &old, &old_size,
+                                 err) != 0)
             goto out;
         if (ops[i].fn != NULL &&
-            ops[i].fn(ops[i].arg, old, &new_item, &new_size, &keep,
+            ops[i].fn(ops[i].arg, old, old_size, &new_item, &new_size, &keep,
                       &ops[i].err) != 0) {
             ops[i].rc = -1;
             if (first_fail == n)
@@ -425,7 +426,7 @@ stable_txn_get(struct stable *const *tables,
         items[i] = NULL;
     pset_lock(&ps, tables, keys, n);
     for (size_t i = 0; i < n; i++)
-        if (partition_get_locked(ps.of[i], keys[i], &items[i], err) != 0)
+        if (partition_get_locked(ps.of[i], keys[i], &items[i], NULL, err) != 0)
             goto out;
     rc = 0;
 out:

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* util.c - the shared helpers of util.h: aborting allocation, the string
  * buffer, JSON member helpers, hex, byte comparison and the clocks. */
+#include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +267,25 @@ hex_encode(const uint8_t *p, size_t n, char *out)
         out[2 * i + 1] = digits[p[i] & 15];
     }
     out[2 * n] = '\0';
+}
+
+static EVP_MD *md5_md;
+static pthread_once_t md5_once = PTHREAD_ONCE_INIT;
+
+static void
+md5_fetch(void)
+{
+    md5_md = EVP_MD_fetch(NULL, "MD5", NULL);
+}
+
+void
+md5_bytes(const void *p, size_t n, uint8_t out[16])
+{
+    unsigned int len = 0;
+
+    pthread_once(&md5_once, md5_fetch);
+    if (md5_md == NULL || EVP_Digest(p, n, out, &len, md5_md, NULL) != 1)
+        memset(out, 0, 16);
 }
 
 int

@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "api/proto/capacity.h"
 #include "api/index/index.h"
@@ -298,13 +297,11 @@ comp_add(struct comp *c, const uint8_t *v, size_t n)
 static size_t
 comp_finish(struct comp *c)
 {
-    uint8_t md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
+    uint8_t md[16];
 
     if (c->len <= KEY_BYTES_MAX)
         return c->len;
-    if (EVP_Digest(c->b, c->len, md, &mdlen, EVP_md5(), NULL) != 1)
-        memset(md, 0, 16);
+    md5_bytes(c->b, c->len, md);
     memcpy(c->b + KEY_BYTES_MAX - 16, md, 16);
     c->len = KEY_BYTES_MAX;
     return c->len;
@@ -622,8 +619,8 @@ index_project(const struct index_def *d, const struct key_schema *base,
  * ---------------------------------------------------------------------- */
 
 static int
-row_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
+row_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+       size_t *new_size, bool *keep, struct ddb_err *err)
 {
     struct index_row_arg *a = arg;
 
@@ -744,8 +741,9 @@ index_plan_fini(struct index_plan *p)
  * ---------------------------------------------------------------------- */
 
 int
-index_guard_fn(void *arg, const json_t *old, json_t **new_item,
-               size_t *new_size, bool *keep, struct ddb_err *err)
+index_guard_fn(void *arg, const json_t *old, size_t old_size,
+               json_t **new_item, size_t *new_size, bool *keep,
+               struct ddb_err *err)
 {
     struct index_guard *b = arg;
 
@@ -816,7 +814,8 @@ mutate_run(const struct index_set *s, struct stable *base,
         snap = NULL;
         if (stable_get(base, k, &snap, err) != 0)
             goto out;
-        if (fn(arg, snap, &nitem, &nsize, &keep, err) != 0) {
+        if (fn(arg, snap, snap != NULL ? item_size(snap) : 0, &nitem,
+               &nsize, &keep, err) != 0) {
             json_decref(nitem);
             goto out;
         }

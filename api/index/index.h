@@ -226,8 +226,9 @@ struct index_guard {
     bool keep_row;                  /* only check, do not write */
     bool changed;                   /* out: the item moved on: retry */
 };
-int index_guard_fn(void *arg, const json_t *old, json_t **new_item,
-                   size_t *new_size, bool *keep, struct ddb_err *err);
+int index_guard_fn(void *arg, const json_t *old, size_t old_size,
+                   json_t **new_item, size_t *new_size, bool *keep,
+                   struct ddb_err *err);
 
 /* Record each index's write or read units (units[i] for index i of s)
  * on table in the request's consumption (proto/capacity.h); indexes

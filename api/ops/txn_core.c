@@ -312,8 +312,8 @@ txn_resolve_all(struct api_ctx *ctx, struct txn_item *ti,
  * ---------------------------------------------------------------------- */
 
 static int
-guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-           bool *keep, struct ddb_err *err)
+guarded_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+           size_t *new_size, bool *keep, struct ddb_err *err)
 {
     struct txn_item *ti = arg;
 
@@ -323,7 +323,8 @@ guarded_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
         return ddb_err_set(err, DDB_TRANSACTION_CONFLICT,
                            "item changed: retry");
     }
-    return write_apply(&ti->w, old, new_item, new_size, keep, err);
+    return write_apply(&ti->w, old, old_size, new_item, new_size, keep,
+                       err);
 }
 
 /*
@@ -359,7 +360,9 @@ plan_indexes(struct api_ctx *ctx, struct txn_item *ti,
                        &ti[i].gate, &e);         /* forget last round's */
         if (stable_get(ti[i].ot.t, &keys[i], &ti[i].snap, err) != 0)
             return -1;
-        rc = write_apply(&ti[i].w, ti[i].snap, &nitem, &nsize, &keep, &e);
+        rc = write_apply(&ti[i].w, ti[i].snap,
+                         ti[i].snap != NULL ? item_size(ti[i].snap) : 0,
+                         &nitem, &nsize, &keep, &e);
         ddb_err_clear(&e);
         if (rc == 0 && !keep &&
             index_plan(ti[i].w.set, ti[i].snap, nitem, ti[i].plan, err) != 0) {

@@ -392,7 +392,7 @@ apply_update(struct write_req *w, const json_t *old, json_t **n,
 }
 
 int
-write_apply(void *arg, const json_t *old, json_t **new_item,
+write_apply(void *arg, const json_t *old, size_t old_size, json_t **new_item,
             size_t *new_size, bool *keep, struct ddb_err *err)
 {
     struct write_req *w = arg;
@@ -401,7 +401,7 @@ write_apply(void *arg, const json_t *old, json_t **new_item,
 
     json_decref(w->attrs);          /* in case storage calls us again */
     w->attrs = NULL;
-    w->old_size = old != NULL ? item_size(old) : 0;
+    w->old_size = old_size;
     w->new_size = 0;
     w->cond_failed = false;
     if (w->cond != NULL) {
@@ -436,7 +436,7 @@ write_apply(void *arg, const json_t *old, json_t **new_item,
         }
         break;
     }
-    w->new_size = item_size(n);
+    w->new_size = w->kind == WRITE_PUT ? w->size : item_size(n);
     if (w->kind == WRITE_UPDATE && w->new_size > ITEM_SIZE_MAX) {
         json_decref(n);
         return ddb_err_set(err, DDB_VALIDATION, "Item size to update has "
@@ -481,6 +481,15 @@ write_vector_done(struct api_ctx *ctx, struct write_req *w,
         vector_write_done(w->vec, ctx, tr->name, tr->t, k);
 }
 
+/* Does w's outcome not depend on the item it replaces (beyond its size)?
+ * Then storage need not read it (stable_mutate_blind). */
+static bool
+write_is_blind(const struct write_req *w)
+{
+    return (w->kind == WRITE_PUT || w->kind == WRITE_DELETE) &&
+           w->cond == NULL && w->rv == RV_NONE && w->vec == NULL;
+}
+
 int
 write_run(struct api_ctx *ctx, struct write_req *w,
           const struct table_ref *tr, const struct item_key *k,
@@ -492,7 +501,9 @@ write_run(struct api_ctx *ctx, struct write_req *w,
     memset(idx_units, 0, sizeof(double) * INDEX_MAX);
     w->gsi_refused = false;
     if (w->set == NULL) {
-        rc = stable_mutate(tr->t, k, write_apply, w, err);
+        rc = write_is_blind(w)
+                 ? stable_mutate_blind(tr->t, k, write_apply, w, err)
+                 : stable_mutate(tr->t, k, write_apply, w, err);
         if (rc == 0)
             write_vector_done(ctx, w, tr, k);
         return rc;

@@ -107,8 +107,9 @@ void write_vector_done(struct api_ctx *ctx, struct write_req *w,
  * Sets w's sizes and Attributes. May run more than once (retries): every
  * output is reset first.
  */
-int write_apply(void *arg, const json_t *old, json_t **new_item,
-                size_t *new_size, bool *keep, struct ddb_err *err);
+int write_apply(void *arg, const json_t *old, size_t old_size,
+                json_t **new_item, size_t *new_size, bool *keep,
+                struct ddb_err *err);
 
 /* A single write on an item an ongoing transaction holds:
  * TransactionConflictException (txn_inflight.h). */

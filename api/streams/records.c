@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 
+#include "storage/util.h"
 #include "api/proto/av.h"
 #include "api/streams/streams.h"
 
@@ -313,12 +314,10 @@ event_id(const struct tables_stream *s, uint64_t seq)
 {
     char buf[TABLES_STREAM_NAME_MAX + 64], hex[33];
     uint8_t md[16];
-    unsigned int len = 0;
 
     snprintf(buf, sizeof(buf), "%s/%s/%llu", s->table, s->label,
              (unsigned long long)seq);
-    if (EVP_Digest(buf, strlen(buf), md, &len, EVP_md5(), NULL) != 1)
-        memset(md, 0, sizeof(md));
+    md5_bytes(buf, strlen(buf), md);
     hex_encode(md, sizeof(md), hex);
     return json_string(hex);
 }

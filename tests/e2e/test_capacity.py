@@ -43,6 +43,11 @@ class CapacityTest(E2ECase):
         self.assertEqual(self.put(item_of_size("w3", 10 * 1024)), 10.0)
         # Overwriting a big item with a small one costs the larger size.
         self.assertEqual(self.put({"pk": {"S": "w3"}}), 10.0)
+        # A delete costs the size of the item it removes.
+        self.assertEqual(self.put(item_of_size("w4", 5 * 1024)), 5.0)
+        self.assertEqual(self.cap(self.c.delete_item(
+            TableName=self.t, Key={"pk": {"S": "w4"}},
+            ReturnConsumedCapacity="TOTAL")), 5.0)
 
     def test_size_of_numbers_lists_maps(self):
         # Each case: extra attributes and their size in bytes (names

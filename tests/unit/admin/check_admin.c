@@ -31,8 +31,8 @@ static const char desc_text[] =
     "\"TableArn\":\"arn:aws:dynamodb:us-east-1:000000000000:table/Tab\"}";
 
 static int
-put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
+put_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+       size_t *new_size, bool *keep, struct ddb_err *err)
 {
     (void)old;
     (void)keep;

@@ -369,8 +369,8 @@ citem(const char *pk, const char *sk, size_t size)
 }
 
 static int
-cput_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
+cput_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+        size_t *new_size, bool *keep, struct ddb_err *err)
 {
     json_t *it = arg;
 

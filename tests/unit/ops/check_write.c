@@ -41,7 +41,8 @@ apply(struct write_req *w, const char *old_text, json_t **out, bool *keep,
 
     *out = NULL;
     *keep = false;
-    rc = write_apply(w, old, out, &size, keep, err);
+    rc = write_apply(w, old, old != NULL ? item_size(old) : 0, out, &size,
+                     keep, err);
     if (*out != NULL)
         ck_assert_uint_eq(size, w->new_size);
     json_decref(old);

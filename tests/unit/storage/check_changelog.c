@@ -695,6 +695,72 @@ START_TEST(test_rename)
 }
 END_TEST
 
+/* What a blind write's fn sees (stable_mutate_blind): an empty map with
+ * the stored size for an existing item, NULL for an absent one, and the
+ * whole item when the change log records the image. */
+struct seen {
+    bool old;
+    size_t members, old_size;
+    long old_n;
+};
+
+static int
+seen_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+        size_t *new_size, bool *keep, struct ddb_err *err)
+{
+    struct seen *v = arg;
+
+    (void)keep;
+    (void)err;
+    v->old = old != NULL;
+    v->members = json_object_size(old);
+    v->old_size = old_size;
+    v->old_n = json_object_get(old, "n") != NULL ? fixture_num(old, "n")
+                                                 : -1;
+    *new_item = mk_item("w", 5);
+    *new_size = 10;
+    return 0;
+}
+
+START_TEST(test_blind_mutate)
+{
+    struct stable *t;
+    struct marks on;
+    struct recs c;
+    struct item_key k;
+    struct ddb_err err;
+    struct seen v;
+    uint64_t count, bytes;
+
+    ddb_err_init(&err);
+    open_store();
+    t = fixture_table("blind", 1);
+    fixture_skey(&k, "w", NULL);
+    ck_assert_int_eq(stable_mutate_blind(t, &k, seen_fn, &v, &err), 0);
+    ck_assert(!v.old);
+    ck_assert_uint_eq(v.old_size, 0);
+    ck_assert_int_eq(stable_mutate_blind(t, &k, seen_fn, &v, &err), 0);
+    ck_assert(v.old);                   /* there, unread */
+    ck_assert_uint_eq(v.members, 0);
+    ck_assert_uint_eq(v.old_size, 10);
+    ck_assert_int_eq(fixture_get_num(t, "w", NULL, "n"), 5);
+    ck_assert_int_eq(stable_stats(t, &count, &bytes, &err), 0);
+    ck_assert_uint_eq(count, 1);
+    ck_assert_uint_eq(bytes, 10);
+
+    switch_log(t, true, &on);           /* the log needs the image */
+    put_n(t, "w", 4);
+    ck_assert_int_eq(stable_mutate_blind(t, &k, seen_fn, &v, &err), 0);
+    ck_assert_int_eq(v.old_n, 4);
+    ck_assert_uint_eq(v.old_size, 10);
+    read_all(t, &c);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_int_eq(c.r[1].old_n, 4);
+    ck_assert_int_eq(c.r[1].new_n, 5);
+    stable_release(t);
+}
+END_TEST
+
 static Suite *
 changelog_suite(void)
 {
@@ -706,6 +772,7 @@ changelog_suite(void)
     tcase_add_test(tc, test_log_records_changes_only);
     tcase_add_test(tc, test_log_origin_and_refused_switch);
     tcase_add_test(tc, test_log_created_logged);
+    tcase_add_test(tc, test_blind_mutate);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("durability");

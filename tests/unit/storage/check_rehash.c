@@ -39,8 +39,8 @@ old_key(struct item_key *k, char type, int i)
 }
 
 static int
-put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
+put_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+       size_t *new_size, bool *keep, struct ddb_err *err)
 {
     char v[16];
 

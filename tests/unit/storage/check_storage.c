@@ -52,8 +52,8 @@ item_n(const json_t *item)
 
 /* Increment attribute n (creating the item at 1). */
 static int
-incr_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-        bool *keep, struct ddb_err *err)
+incr_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+        size_t *new_size, bool *keep, struct ddb_err *err)
 {
     const char *pk = arg;
 

@@ -33,8 +33,8 @@ struct put_arg {
 };
 
 static int
-put_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
+put_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+       size_t *new_size, bool *keep, struct ddb_err *err)
 {
     struct put_arg *a = arg;
     char num[32];
@@ -327,12 +327,12 @@ END_TEST
 
 /* put_fn with a 20 KB attribute: a write that needs new pages. */
 static int
-big_fn(void *arg, const json_t *old, json_t **new_item, size_t *new_size,
-       bool *keep, struct ddb_err *err)
+big_fn(void *arg, const json_t *old, size_t old_size, json_t **new_item,
+       size_t *new_size, bool *keep, struct ddb_err *err)
 {
     static char pad[20001];
 
-    if (put_fn(arg, old, new_item, new_size, keep, err) != 0)
+    if (put_fn(arg, old, old_size, new_item, new_size, keep, err) != 0)
         return -1;
     memset(pad, 'p', sizeof(pad) - 1);
     json_object_set_new(*new_item, "pad", json_pack("{s:s}", "S", pad));

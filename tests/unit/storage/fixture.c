@@ -95,8 +95,9 @@ fixture_get_num(struct stable *t, const char *pk, const char *sk,
 }
 
 int
-fixture_put_num_fn(void *arg, const json_t *old, json_t **new_item,
-                   size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_put_num_fn(void *arg, const json_t *old, size_t old_size,
+                   json_t **new_item, size_t *new_size, bool *keep,
+                   struct ddb_err *err)
 {
     const struct fixture_num_arg *a = arg;
     char num[32];
@@ -112,15 +113,17 @@ fixture_put_num_fn(void *arg, const json_t *old, json_t **new_item,
 }
 
 int
-fixture_add_num_fn(void *arg, const json_t *old, json_t **new_item,
-                   size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_add_num_fn(void *arg, const json_t *old, size_t old_size,
+                   json_t **new_item, size_t *new_size, bool *keep,
+                   struct ddb_err *err)
 {
     const struct fixture_num_arg *a = arg;
     struct fixture_num_arg sum = { a->pk, a->attr, a->v };
 
     if (old != NULL)
         sum.v += fixture_num(old, a->attr);
-    return fixture_put_num_fn(&sum, old, new_item, new_size, keep, err);
+    return fixture_put_num_fn(&sum, old, old_size, new_item, new_size, keep,
+                              err);
 }
 
 void
@@ -136,8 +139,9 @@ fixture_put_num(struct stable *t, const char *pk, const char *attr, long v)
 }
 
 int
-fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
-               size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_del_fn(void *arg, const json_t *old, size_t old_size,
+               json_t **new_item, size_t *new_size, bool *keep,
+               struct ddb_err *err)
 {
     (void)arg;
     (void)old;
@@ -149,8 +153,9 @@ fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
 }
 
 int
-fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
-               size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_put_fn(void *arg, const json_t *old, size_t old_size,
+               json_t **new_item, size_t *new_size, bool *keep,
+               struct ddb_err *err)
 {
     (void)old;
     (void)keep;
@@ -163,8 +168,9 @@ fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
 }
 
 int
-fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
-                size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_keep_fn(void *arg, const json_t *old, size_t old_size,
+                json_t **new_item, size_t *new_size, bool *keep,
+                struct ddb_err *err)
 {
     (void)arg;
     (void)old;
@@ -176,8 +182,9 @@ fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
 }
 
 int
-fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
-                size_t *new_size, bool *keep, struct ddb_err *err)
+fixture_fail_fn(void *arg, const json_t *old, size_t old_size,
+                json_t **new_item, size_t *new_size, bool *keep,
+                struct ddb_err *err)
 {
     (void)old;
     (void)keep;

@@ -43,26 +43,32 @@ struct fixture_num_arg {
     const char *pk, *attr;
     long v;
 };
-int fixture_put_num_fn(void *arg, const json_t *old, json_t **new_item,
-                       size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_put_num_fn(void *arg, const json_t *old, size_t old_size,
+                       json_t **new_item, size_t *new_size, bool *keep,
+                       struct ddb_err *err);
 /* The same adding v to the stored number (to 0 when there is none). */
-int fixture_add_num_fn(void *arg, const json_t *old, json_t **new_item,
-                       size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_add_num_fn(void *arg, const json_t *old, size_t old_size,
+                       json_t **new_item, size_t *new_size, bool *keep,
+                       struct ddb_err *err);
 void fixture_put_num(struct stable *t, const char *pk, const char *attr,
                      long v);
 
 /* stable_mutate_fn that deletes the item. */
-int fixture_del_fn(void *arg, const json_t *old, json_t **new_item,
-                   size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_del_fn(void *arg, const json_t *old, size_t old_size,
+                   json_t **new_item, size_t *new_size, bool *keep,
+                   struct ddb_err *err);
 /* stable_mutate_fns: store arg (an item; NULL deletes) as 10 bytes; leave
  * the row alone; propose arg, then fail with ConditionalCheckFailed (so
  * nothing may be written). */
-int fixture_put_fn(void *arg, const json_t *old, json_t **new_item,
-                   size_t *new_size, bool *keep, struct ddb_err *err);
-int fixture_keep_fn(void *arg, const json_t *old, json_t **new_item,
-                    size_t *new_size, bool *keep, struct ddb_err *err);
-int fixture_fail_fn(void *arg, const json_t *old, json_t **new_item,
-                    size_t *new_size, bool *keep, struct ddb_err *err);
+int fixture_put_fn(void *arg, const json_t *old, size_t old_size,
+                   json_t **new_item, size_t *new_size, bool *keep,
+                   struct ddb_err *err);
+int fixture_keep_fn(void *arg, const json_t *old, size_t old_size,
+                    json_t **new_item, size_t *new_size, bool *keep,
+                    struct ddb_err *err);
+int fixture_fail_fn(void *arg, const json_t *old, size_t old_size,
+                    json_t **new_item, size_t *new_size, bool *keep,
+                    struct ddb_err *err);
 
 /* Switch t's change log on or off (stable_log_switch) with an empty
  * description; *seq and *ms (may be NULL) receive the marker and the
