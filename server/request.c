@@ -98,7 +98,15 @@ is_tchar(unsigned char c)
     if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
         (c >= 'A' && c <= 'Z'))
         return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    switch (c) {                        /* a switch, not strchr(): every
+                                           header name byte comes here */
+    case '!': case '#': case '$': case '%': case '&': case '\'':
+    case '*': case '+': case '-': case '.': case '^': case '_':
+    case '`': case '|': case '~':
+        return true;
+    default:
+        return false;
+    }
 }
 
 /* A field value's bytes: visible ASCII, obs-text, space and tab. */
@@ -373,10 +381,12 @@ feed_head(struct http_request *rq, const char *p, size_t n)
     memcpy(rq->head + rq->head_len, p, take);
     rq->head_len += take;
     for (i = rq->scan; i < rq->head_len; i++) {
+        const char *nl = memchr(rq->head + i, '\n', rq->head_len - i);
         size_t len;
 
-        if (rq->head[i] != '\n')
-            continue;
+        if (nl == NULL)
+            break;
+        i = (size_t)(nl - rq->head);
         len = i - rq->line_start;
         if (len > 0 && rq->head[i - 1] == '\r')
             len--;

@@ -126,7 +126,7 @@ key_encode_value(const json_t *av, uint8_t *out)
 
     if (!json_is_object(av) || json_object_size(av) != 1)
         return -1;
-    if ((v = json_object_get(av, "S")) != NULL) {
+    if ((v = json_get_one(av, "S")) != NULL) {
         if (!json_is_string(v))
             return -1;
         len = json_string_length(v);
@@ -135,13 +135,13 @@ key_encode_value(const json_t *av, uint8_t *out)
         memcpy(out, json_string_value(v), len);
         return (long)len;
     }
-    if ((v = json_object_get(av, "B")) != NULL) {
+    if ((v = json_get_one(av, "B")) != NULL) {
         if (!json_is_string(v))
             return -1;
         return item_b64_decode(json_string_value(v), json_string_length(v),
                                out, KEY_BYTES_MAX);
     }
-    if ((v = json_object_get(av, "N")) != NULL) {
+    if ((v = json_get_one(av, "N")) != NULL) {
         char canon[NUM_TEXT_MAX];
 
         if (!json_is_string(v) || (s = json_string_value(v)) == NULL ||

@@ -171,6 +171,22 @@ json_str_is(const json_t *v, const char *s)
     return t != NULL && strcmp(t, s) == 0;
 }
 
+json_t *
+json_get_one(const json_t *o, const char *name)
+{
+    void *it;
+    size_t n;
+
+    if (json_object_size(o) != 1)
+        return json_object_get(o, name);
+    it = json_object_iter((json_t *)o);
+    n = json_object_iter_key_len(it);
+    return strlen(name) == n &&
+                   memcmp(json_object_iter_key(it), name, n) == 0
+               ? json_object_iter_value(it)
+               : NULL;
+}
+
 bool
 json_has(const json_t *o, const char *name)
 {

@@ -60,6 +60,10 @@ void strbuf_free(struct strbuf *b);
 bool json_str_is(const json_t *v, const char *s);
 /* o has member name with a value other than JSON null. */
 bool json_has(const json_t *o, const char *name);
+/* json_object_get(o, name), quicker on an object of one member (an
+ * AttributeValue, whose one key is probed for each type name): that key
+ * is compared instead of name hashed and looked up. */
+json_t *json_get_one(const json_t *o, const char *name);
 /*
  * Read a non-negative integer member. Returns 0 if absent, 1 if read into
  * *out, -1 if present but not a non-negative JSON integer.

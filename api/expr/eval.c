@@ -121,7 +121,7 @@ static bool
 scalar_bytes(const json_t *av, const char *type, unsigned char **buf,
              size_t *len)
 {
-    const json_t *v = json_object_get(av, type);
+    const json_t *v = json_get_one(av, type);
     const char *s = json_string_value(v);
 
     if (s == NULL)
@@ -187,7 +187,7 @@ size_of(const json_t *av)
 
     if (t == NULL)
         return NULL;
-    x = json_object_get(av, t);
+    x = json_get_one(av, t);
     if (strcmp(t, "S") == 0) {
         /* DynamoDB counts UTF-16 code units: size("é𝄞") is 3
          * (test_expr_eval). */

@@ -581,7 +581,7 @@ static const char *
 av_brief(struct arena *a, const json_t *av)
 {
     const char *t = node_av_type(av);
-    const json_t *v = t != NULL ? json_object_get(av, t) : NULL;
+    const json_t *v = t != NULL ? json_get_one(av, t) : NULL;
 
     if (v != NULL && json_is_string(v))
         return arena_printf(a, "{%s:%s}", t, json_string_value(v));

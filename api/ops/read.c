@@ -164,7 +164,7 @@ read_esk_piece(const json_t *esk, const char *name, char type, bool is_hash,
     if (av == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "The provided starting key is invalid");
-    v = json_object_get(av, tstr);
+    v = json_get_one(av, tstr);
     if (v == NULL)
         return ddb_err_set(err, DDB_VALIDATION,
                            "The provided key element does not match the "

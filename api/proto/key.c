@@ -104,7 +104,7 @@ key_attr(const json_t *item, const char *name, char type, bool is_hash,
                            "Type mismatch for key %s expected: %s actual: %s",
                            name, tname, actual ? actual : "NULL");
     }
-    v = json_object_get(av, tname);
+    v = json_get_one(av, tname);
     if (!json_is_string(v))
         return ddb_err_set(err, DDB_VALIDATION, MSG_KEY_SCHEMA);
     len = json_string_length(v);

@@ -134,11 +134,13 @@ tables_check_access(const struct api_ctx *ctx, const char *stored,
     char buf[13], arn[2400];
     const char *owner = api_table_owner(ctx, stored, buf);
 
-    api_table_arn(ctx, stored, arn, sizeof(arn));
-    if (ctx->srv != NULL && ctx->srv->policy != NULL)
+    if (ctx->srv != NULL && ctx->srv->policy != NULL) {
+        api_table_arn(ctx, stored, arn, sizeof(arn));
         return ctx->srv->policy(ctx, owner, stored, arn, err);
+    }
     if (strcmp(owner, api_account(ctx)) == 0)
-        return 0;
+        return 0;                       /* the common case: no ARN built */
+    api_table_arn(ctx, stored, arn, sizeof(arn));
     /* Accounts other than --account-id exist only with signatures. */
     if (ctx->srv != NULL && ctx->srv->conf != NULL &&
         ctx->srv->conf->auth == AUTH_SIGNATURE)
