@@ -50,7 +50,7 @@ get_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
     req_exprs_init(&g->x);
     g->consistent = json_is_true(json_object_get(req, "ConsistentRead"));
     if (req_exprs_begin_op(&g->x, req, "GetItem", err) != 0 ||
-        item_copy_validate(req, "Key", &g->key, err) != 0)
+        item_take_validate(req, "Key", &g->key, err) != 0)
         return -1;
     if (g->key == NULL)
         return ddb_err_set(err, DDB_VALIDATION, "1 validation error "
@@ -286,6 +286,7 @@ write_state_prepare(void *arg, enum write_kind kind, const json_t *req,
     struct write_state *s = arg;
 
     write_req_init(&s->w, kind, req);
+    s->w.own_params = true;
     return write_prepare(&s->w, err);
 }
 

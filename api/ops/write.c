@@ -198,7 +198,8 @@ write_req_fini(struct write_req *w)
 int
 write_take_item(struct write_req *w, struct ddb_err *err)
 {
-    if (item_copy_validate(w->params, "Item", &w->item, err) != 0)
+    if ((w->own_params ? item_take_validate : item_copy_validate)(
+            w->params, "Item", &w->item, err) != 0)
         return -1;
     w->size = w->item != NULL ? item_size(w->item) : 0;
     return 0;
@@ -207,7 +208,8 @@ write_take_item(struct write_req *w, struct ddb_err *err)
 int
 write_take_key(struct write_req *w, struct ddb_err *err)
 {
-    return item_copy_validate(w->params, "Key", &w->key, err);
+    return (w->own_params ? item_take_validate : item_copy_validate)(
+        w->params, "Key", &w->key, err);
 }
 
 int

@@ -47,6 +47,9 @@ struct write_req {
     json_t *item;                   /* owned: PUT's validated item */
     json_t *key;                    /* owned: the validated Key map */
     size_t size;                    /* PUT: the item's size */
+    bool own_params;                /* params is a single-item request,
+                                       validated in place, not copied
+                                       (item_take_validate) */
     enum write_rv rv;               /* ReturnValues */
     struct index_set *set;          /* owned by write_resolve when the
                                        table has secondary indexes */

@@ -622,7 +622,7 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     if (!json_is_object(av))
         return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
 
-#define MEMBER(name) ((v = json_object_get(av, name)) != NULL && \
+#define MEMBER(name) ((v = json_get_one(av, name)) != NULL && \
                       !json_is_null(v) && ++ntypes)
     if (MEMBER("S")) {
         /* any string, even empty, is fine outside keys */
@@ -735,17 +735,17 @@ item_validate(json_t *item, struct ddb_err *err)
     return 0;
 }
 
-/* Copy a request map member and validate it (av.h). */
-int
-item_copy_validate(const json_t *req, const char *member, json_t **out,
-                   struct ddb_err *err)
+/* A request map member validated, copied first when copy (av.h). */
+static int
+member_validate(const json_t *req, const char *member, bool copy,
+                json_t **out, struct ddb_err *err)
 {
-    const json_t *m = json_object_get(req, member);
+    json_t *m = json_object_get(req, member);
 
     *out = NULL;
     if (m == NULL || json_is_null(m))
         return 0;
-    *out = json_clone(m);
+    *out = copy ? json_clone(m) : json_incref(m);
     if (*out == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     if (item_validate(*out, err) != 0) {
@@ -754,6 +754,20 @@ item_copy_validate(const json_t *req, const char *member, json_t **out,
         return -1;
     }
     return 0;
+}
+
+int
+item_copy_validate(const json_t *req, const char *member, json_t **out,
+                   struct ddb_err *err)
+{
+    return member_validate(req, member, true, out, err);
+}
+
+int
+item_take_validate(const json_t *req, const char *member, json_t **out,
+                   struct ddb_err *err)
+{
+    return member_validate(req, member, false, out, err);
 }
 
 /* ------------------------------------------------------------------------
@@ -772,7 +786,7 @@ av_size(const json_t *av)
 
     if (t == NULL)
         return 0;
-    v = json_object_get(av, t);
+    v = json_get_one(av, t);
     switch (t[0]) {
     case 'S':
         if (t[1] == '\0')

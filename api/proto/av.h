@@ -82,6 +82,12 @@ json_t *item_key_map(const struct key_schema *ks, const json_t *item);
  * reference (caller frees). */
 int item_copy_validate(const json_t *req, const char *member,
                        json_t **out, struct ddb_err *err);
+/* The same without the copy, for a request the caller owns: the member
+ * itself is validated, canonicalised in place, and *out is a new
+ * reference to it (a single-item call's Item or Key, which nothing
+ * echoes back as sent). */
+int item_take_validate(const json_t *req, const char *member,
+                       json_t **out, struct ddb_err *err);
 
 /*
  * DynamoDB's current value layer, which validate_request() runs after the
