@@ -323,11 +323,18 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     c->close_after = resp.close || refused || !c->rq.keep_alive ||
                      atomic_load(&w->d->stop);
     c->linger_after = refused;
-    strbuf_printf(&h, "HTTP/1.1 %u %s\r\nDate: %s\r\n", resp.status,
-                  reason(resp.status), date_now(w));
+    strbuf_puts(&h, "HTTP/1.1 ");
+    strbuf_put_uint(&h, resp.status);
+    strbuf_putc(&h, ' ');
+    strbuf_puts(&h, reason(resp.status));
+    strbuf_puts(&h, "\r\nDate: ");
+    strbuf_puts(&h, date_now(w));
+    strbuf_puts(&h, "\r\n");
     if (resp.head.s != NULL)
         strbuf_add(&h, resp.head.s, resp.head.len);
-    strbuf_printf(&h, "Content-Length: %zu\r\n", resp.len);
+    strbuf_puts(&h, "Content-Length: ");
+    strbuf_put_uint(&h, resp.len);
+    strbuf_puts(&h, "\r\n");
     if (c->close_after)
         strbuf_puts(&h, "Connection: close\r\n");
     else if (c->rq.minor == 0)

@@ -112,6 +112,18 @@ strbuf_puts(struct strbuf *b, const char *s)
 }
 
 void
+strbuf_put_uint(struct strbuf *b, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+
+    do
+        d[sizeof(d) - ++n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    strbuf_add(b, d + sizeof(d) - n, n);
+}
+
+void
 strbuf_putc(struct strbuf *b, char c)
 {
     strbuf_add(b, &c, 1);

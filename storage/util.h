@@ -44,6 +44,9 @@ void strbuf_reserve(struct strbuf *b, size_t extra);
 void strbuf_add(struct strbuf *b, const char *s, size_t n);
 void strbuf_puts(struct strbuf *b, const char *s);
 void strbuf_putc(struct strbuf *b, char c);
+/* Append v in decimal (what "%llu" would print, without printf's cost on
+ * the per-request paths). */
+void strbuf_put_uint(struct strbuf *b, uint64_t v);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
