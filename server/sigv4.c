@@ -688,6 +688,59 @@ auth_free(struct auth *a)
 }
 
 /*
+ * Walking the Authorization header's parameters: value[0..n) is the
+ * header without surrounding white space; *p starts past the algorithm.
+ * Returns 1 with the next parameter's key (*key, *klen: up to its '=')
+ * and its value, 0 at the end, -1 for a parameter without '=' (*key and
+ * *klen are then the whole of it).
+ */
+static int
+auth_param(const char *value, size_t n, const char **p, const char **key,
+           size_t *klen, const char **val, size_t *vlen)
+{
+    const char *end = value + n;
+
+    while (*p < end) {
+        size_t tl = strcspn(*p, ", \t");
+        const char *eq;
+
+        if ((size_t)(end - *p) < tl)
+            tl = (size_t)(end - *p);
+        if (tl == 0) {
+            (*p)++;
+            continue;
+        }
+        *key = *p;
+        *p += tl;
+        eq = memchr(*key, '=', tl);
+        if (eq == NULL) {
+            *klen = tl;
+            return -1;
+        }
+        *klen = (size_t)(eq - *key);
+        *val = eq + 1;
+        *vlen = tl - *klen - 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The header's length without trailing white space, and its algorithm's
+ * (up to the first white space). */
+static size_t
+auth_trim(const char *value, size_t *alen)
+{
+    size_t n = strlen(value);
+
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+        n--;
+    *alen = strcspn(value, " \t");
+    if (*alen > n)
+        *alen = n;
+    return n;
+}
+
+/*
  * The Authorization header's parameters ("AWS4-HMAC-SHA256 Credential=...,
  * SignedHeaders=..., Signature=..."): split at commas and white space
  * (DynamoDB takes either: scylladb's test_authorization.py, run against
@@ -702,47 +755,29 @@ auth_from_header(const struct sigv4_request *rq, const char *value,
                  struct auth *a, struct ddb_err *err)
 {
     struct strbuf msg = { 0 };
-    size_t n = strlen(value), alen;
-    const char *p, *date;
-    int rc = 0;
+    size_t alen, n = auth_trim(value, &alen), klen, vlen;
+    const char *p = value + alen, *key, *val, *date;
+    int rc = 0, more;
 
-    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
-        n--;
-    alen = strcspn(value, " \t");
-    if (alen > n)
-        alen = n;
     a->algorithm = xstrndup(value, alen);
-    for (p = value + alen; p < value + n;) {
-        size_t tl = strcspn(p, ", \t");
-        const char *eq;
+    while ((more = auth_param(value, n, &p, &key, &klen, &val, &vlen)) != 0) {
         char **slot = NULL;
 
-        if ((size_t)(value + n - p) < tl)
-            tl = (size_t)(value + n - p);
-        if (tl == 0) {
-            p++;
-            continue;
-        }
-        eq = memchr(p, '=', tl);
-        if (eq == NULL) {
-            strbuf_free(&msg);
+        if (more < 0)
             return ddb_err_set(err, DDB_INCOMPLETE_SIGNATURE,
                                "'%.*s' not a valid key=value pair (missing "
                                "equal-sign) in Authorization header: "
-                               "'%.*s'.", (int)tl, p, (int)n, value);
-        }
-        if ((size_t)(eq - p) == 10 && strncmp(p, "Credential", 10) == 0)
+                               "'%.*s'.", (int)klen, key, (int)n, value);
+        if (klen == 10 && strncmp(key, "Credential", 10) == 0)
             slot = &a->credential;
-        else if ((size_t)(eq - p) == 9 && strncmp(p, "Signature", 9) == 0)
+        else if (klen == 9 && strncmp(key, "Signature", 9) == 0)
             slot = &a->signature;
-        else if ((size_t)(eq - p) == 13 &&
-                 strncmp(p, "SignedHeaders", 13) == 0)
+        else if (klen == 13 && strncmp(key, "SignedHeaders", 13) == 0)
             slot = &a->signed_headers;
         if (slot != NULL) {
             free(*slot);
-            *slot = xstrndup(eq + 1, tl - (size_t)(eq + 1 - p));
+            *slot = xstrndup(val, vlen);
         }
-        p += tl;
     }
     if (a->credential == NULL || a->credential[0] == '\0')
         strbuf_puts(&msg, "Authorization header requires 'Credential' "
@@ -847,37 +882,51 @@ credential_split(char *cred, char *piece[5])
     return k == 5;
 }
 
+/* The Credential parameter of an Authorization header as auth_from_header
+ * reads it (the last one before any malformed parameter), without the
+ * rest: a new string, or NULL. */
+static char *
+header_credential(const char *value)
+{
+    size_t alen, n = auth_trim(value, &alen), klen, vlen, clen = 0;
+    const char *p = value + alen, *key, *val, *cred = NULL;
+
+    while (auth_param(value, n, &p, &key, &klen, &val, &vlen) > 0) {
+        if (klen == 10 && strncmp(key, "Credential", 10) == 0) {
+            cred = val;
+            clen = vlen;
+        }
+    }
+    return cred != NULL ? xstrndup(cred, clen) : NULL;
+}
+
 bool
 sigv4_scope(const struct sigv4_request *rq, struct sigv4_caller *caller)
 {
     const char *h = header(rq, "Authorization");
     struct query q;
-    struct auth a;
-    struct ddb_err e;
-    char *piece[5];
+    char *cred = NULL, *piece[5];
     bool signed_ = false;
 
     memset(caller, 0, sizeof(*caller));
-    memset(&a, 0, sizeof(a));
-    ddb_err_init(&e);
     query_parse(rq->target, &q);
     if (h != NULL) {
         h += strspn(h, " \t");
         signed_ = strncmp(h, "AWS4-", 5) == 0;
         if (signed_)
-            auth_from_header(rq, h, &a, &e);
+            cred = header_credential(h);
     } else if (query_get(&q, "X-Amz-Credential") != NULL) {
         signed_ = true;
-        a.credential = xstrdup(query_get(&q, "X-Amz-Credential"));
+        cred = xstrdup(query_get(&q, "X-Amz-Credential"));
     }
     /* A malformed scope leaves the caller empty: any credentials go. */
-    if (a.credential != NULL && credential_split(a.credential, piece)) {
+    if (cred != NULL && credential_split(cred, piece)) {
         if (strlen(piece[0]) <= SIGV4_KEYID_MAX)
             strcpy(caller->access_key, piece[0]);
         if (strlen(piece[2]) <= SIGV4_REGION_MAX)
             strcpy(caller->region, piece[2]);
     }
-    auth_free(&a);
+    free(cred);
     query_free(&q);
     return signed_;
 }

@@ -638,6 +638,19 @@ START_TEST(test_sigv4_scope)
     ck_assert_str_eq(who.access_key, "AK");
     ck_assert_str_eq(who.region, "ap-south-2");
     ck_assert_ptr_null(who.key);
+    /* the last Credential wins, up to a parameter without '=' */
+    r.hdr[0].value = "AWS4-HMAC-SHA256\tCredential=A1/20250101/r1/dynamodb/"
+                     "aws4_request,Credential=A2/20250101/r2/dynamodb/"
+                     "aws4_request\t ";
+    ck_assert(sigv4_scope(&r.rq, &who));
+    ck_assert_str_eq(who.access_key, "A2");
+    ck_assert_str_eq(who.region, "r2");
+    r.hdr[0].value = "AWS4-HMAC-SHA256 Credential=A1/20250101/r1/dynamodb/"
+                     "aws4_request, junk, Credential=A2/20250101/r2/"
+                     "dynamodb/aws4_request";
+    ck_assert(sigv4_scope(&r.rq, &who));
+    ck_assert_str_eq(who.access_key, "A1");
+    ck_assert_str_eq(who.region, "r1");
     r.hdr[0].value = "AWS4-HMAC-SHA256 Credential=oops";
     ck_assert(sigv4_scope(&r.rq, &who));
     ck_assert_str_eq(who.access_key, "");
