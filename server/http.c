@@ -545,6 +545,7 @@ finish(const struct http_request *rq, struct reply *r, bool cors,
     resp->len = r->len;
     resp->close = r->close;
     r->body = NULL;
+    strbuf_reserve(&resp->head, 256);   /* one allocation for the lot */
     /* DynamoDB names itself "Server" (its answers, success and error
      * alike: scylladb's test_http_headers.py; the 2020 preflight). */
     http_response_add(resp, "Server", "Server");

@@ -323,6 +323,7 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     c->close_after = resp.close || refused || !c->rq.keep_alive ||
                      atomic_load(&w->d->stop);
     c->linger_after = refused;
+    strbuf_reserve(&h, 128 + resp.head.len);
     strbuf_puts(&h, "HTTP/1.1 ");
     strbuf_put_uint(&h, resp.status);
     strbuf_putc(&h, ' ');
