@@ -388,8 +388,8 @@ apply_update(struct write_req *w, const json_t *old, json_t **n,
     } else {
         *n = json_object();         /* no update at all: the key alone */
     }
-    json_object_foreach(w->key, name, v)
-        json_object_set_new(*n, name, json_clone(v));
+    json_object_foreach(w->key, name, v)    /* shared: nothing changes them */
+        json_object_set(*n, name, v);
     return 0;
 }
 
