@@ -48,7 +48,8 @@ exprs_env(struct req_exprs *x, const json_t *req, struct ddb_err *err)
     names = json_object_get(req, "ExpressionAttributeNames");
     values = json_object_get(req, "ExpressionAttributeValues");
     if (values != NULL && !json_is_null(values)) {
-        x->values = json_clone(values);
+        x->values = x->own_values ? json_incref((json_t *)values)
+                                  : json_clone(values);
         if (x->values == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "out of memory");
     }

@@ -42,10 +42,14 @@
 #define REQ_LEGACY_MAX 4
 
 struct req_exprs {
-    json_t *values;                 /* owned: deep copy of
+    json_t *values;                 /* owned: deep copy (or, with
+                                       own_values, a reference) of
                                        ExpressionAttributeValues, validated
                                        and canonicalised; NULL if absent */
     struct expr_env *env;           /* the request's names/values */
+    bool own_values;                /* the request is the caller's own:
+                                       values validated in place, not
+                                       copied (item_take_validate) */
     unsigned nlegacy;
     struct legacy_expr le[REQ_LEGACY_MAX];   /* translated legacy params */
     struct expr_env *lenv[REQ_LEGACY_MAX];   /* one env per translation, so

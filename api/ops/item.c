@@ -48,6 +48,7 @@ get_prepare(struct api_ctx *ctx, const json_t *req, void *arg,
     (void)ctx;
     g->req = req;
     req_exprs_init(&g->x);
+    g->x.own_values = true;             /* req is ours: no copy */
     g->consistent = json_is_true(json_object_get(req, "ConsistentRead"));
     if (req_exprs_begin_op(&g->x, req, "GetItem", err) != 0 ||
         item_take_validate(req, "Key", &g->key, err) != 0)
@@ -287,6 +288,7 @@ write_state_prepare(void *arg, enum write_kind kind, const json_t *req,
 
     write_req_init(&s->w, kind, req);
     s->w.own_params = true;
+    s->w.x.own_values = true;
     return write_prepare(&s->w, err);
 }
 
