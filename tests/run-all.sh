@@ -3,7 +3,8 @@
 # (make check: the unit suites and tests/e2e; then the Debian package,
 # tests/package/deb.sh; the container image's runtime stage over this
 # build, docker/image-test.sh --short, skipped where no container engine
-# exists). Prints the tail of each failing test's log, then a summary;
+# exists; `make dist`, whose hook refuses a tarball missing a file git
+# tracks). Prints the tail of each failing test's log, then a summary;
 # exits non-zero when anything fails. SHARDLOCAL_LONG_TESTS=1 adds the long
 # checks (the package installed into a fresh Debian 12, the whole image
 # built by its Dockerfile).
@@ -38,6 +39,7 @@ extra_result() {    # extra_result NAME COMMAND...: run it, note its result
 long=
 [ "${SHARDLOCAL_LONG_TESTS:-0}" = 1 ] && long=--long
 extra_result package tests/package/deb.sh $long
+extra_result dist sh -c 'make dist && rm -f shardlocal-*.tar.gz'
 if [ -n "$long" ]; then
     extra_result image docker/image-test.sh
 else
@@ -66,7 +68,7 @@ echo "=== test summary ==="
 for log in $logs; do
     printf '%-40s %s\n' "${log%.log}" "$(result_of "$log")"
 done
-for r in tests/package.result tests/image.result; do
+for r in tests/package.result tests/dist.result tests/image.result; do
     [ -f "$r" ] && printf '%-40s %s\n' "${r%.result}" "$(cat "$r")"
 done
 if [ -f test-suite.log ]; then
@@ -78,7 +80,7 @@ if [ -f test-suite.log ]; then
     fail=$(sed -n 's/^# FAIL: *//p' test-suite.log | head -n 1)
     err=$(sed -n 's/^# ERROR: *//p' test-suite.log | head -n 1)
     # The package (and image) checks count as one test each.
-    for r in tests/package.result tests/image.result; do
+    for r in tests/package.result tests/dist.result tests/image.result; do
         case $(cat "$r" 2>/dev/null) in
         PASS) pass=$(( ${pass:-0} + 1 )) ;;
         FAIL) fail=$(( ${fail:-0} + 1 )) ;;
