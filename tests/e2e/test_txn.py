@@ -381,27 +381,41 @@ class TxnCase(E2ECase):
         for t, k in keys:
             self.c.put_item(TableName=t, Item=dict(k, seq=N(0)))
         stop = threading.Event()
-        bad = []
+        bad, errors = [], []
+        reads = {True: 0, False: 0}
 
         def reader(transactional):
             from e2e_common import client
             rc = client()
             while not stop.is_set():
-                if transactional:
-                    r = rc.transact_get_items(
-                        TransactItems=[get(t, k) for t, k in keys])
-                    seqs = [int(x["Item"]["seq"]["N"])
-                            for x in r["Responses"]]
-                    if len(set(seqs)) != 1:
-                        bad.append(seqs)
-                else:
-                    # sequential point reads: a later read never sees an
-                    # older transaction than an earlier one
-                    seqs = [int(rc.get_item(TableName=t, Key=k,
-                                            ConsistentRead=True)
-                                ["Item"]["seq"]["N"]) for t, k in keys]
-                    if any(seqs[i + 1] < seqs[i] for i in range(3)):
-                        bad.append(seqs)
+                try:
+                    if transactional:
+                        r = rc.transact_get_items(
+                            TransactItems=[get(t, k) for t, k in keys])
+                        seqs = [int(x["Item"]["seq"]["N"])
+                                for x in r["Responses"]]
+                        if len(set(seqs)) != 1:
+                            bad.append(seqs)
+                    else:
+                        # sequential point reads: a later read never sees
+                        # an older transaction than an earlier one
+                        seqs = [int(rc.get_item(TableName=t, Key=k,
+                                                ConsistentRead=True)
+                                    ["Item"]["seq"]["N"]) for t, k in keys]
+                        if any(seqs[i + 1] < seqs[i] for i in range(3)):
+                            bad.append(seqs)
+                except ClientError as e:
+                    # DynamoDB cancels a TransactGetItems that meets a
+                    # transaction in flight (TransactionConflict): retry
+                    reasons = {x.get("Code") for x in
+                               e.response.get("CancellationReasons", [])}
+                    if (e.response["Error"]["Code"] ==
+                            "TransactionCanceledException" and
+                            reasons <= {"TransactionConflict", "None"}):
+                        continue
+                    errors.append(repr(e))
+                    return
+                reads[transactional] += 1
 
         threads = [threading.Thread(target=reader, args=(tr,))
                    for tr in (True, True, False)]
@@ -416,7 +430,11 @@ class TxnCase(E2ECase):
             stop.set()
             for th in threads:
                 th.join(30)
+        self.assertEqual(errors, [])
         self.assertEqual(bad[:5], [])
+        # both kinds of reader read while the writes went on
+        self.assertGreater(reads[True], 0)
+        self.assertGreater(reads[False], 0)
 
 
 # --- secondary indexes follow transactional writes --------------------------
