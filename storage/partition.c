@@ -301,9 +301,6 @@ out:
     return rc;
 }
 
-/* Read one item: *item is a new reference, or NULL if absent. Like every
- * partition_* call on items, returns PART_RETIRED (nothing done) if a split
- * replaced p meanwhile: the caller looks the partition up again. */
 /* The stored size of item k, 0 when absent. 0, -1 or PART_RETIRED. */
 int
 partition_size_of(struct partition *p, const struct item_key *k,
@@ -319,6 +316,9 @@ partition_size_of(struct partition *p, const struct item_key *k,
     return rc;
 }
 
+/* Read one item: *item is a new reference, or NULL if absent. Like every
+ * partition_* call on items, returns PART_RETIRED (nothing done) if a split
+ * replaced p meanwhile: the caller looks the partition up again. */
 int
 partition_get(struct partition *p, const struct item_key *k, json_t **item,
               struct ddb_err *err)
