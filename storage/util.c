@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* util.c - the shared helpers of util.h: aborting allocation, the string
- * buffer, JSON member helpers, hex, byte comparison and the clocks. */
+ * buffer, JSON member helpers, hex, byte comparison, MD5 and the clocks. */
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
