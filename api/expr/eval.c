@@ -86,36 +86,6 @@ path_get(const json_t *item, const struct expr_path *p)
     return path_get_n(item, p, p->n);
 }
 
-/* Decode base64 (standard alphabet, padding optional) into a new buffer;
- * NULL on bad input. */
-static unsigned char *
-b64_decode(const char *s, size_t *out_len)
-{
-    size_t len = strlen(s), n = 0, i;
-    unsigned char *out = xmalloc(len / 4 * 3 + 4);
-    uint32_t acc = 0;
-    int bits = 0;
-
-    for (i = 0; i < len; i++) {
-        int v = item_b64_val((unsigned char)s[i]);
-
-        if (v < 0 && s[i] == '=')
-            break;
-        if (v < 0) {
-            free(out);
-            return NULL;
-        }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[n++] = (unsigned char)(acc >> bits);
-        }
-    }
-    *out_len = n;
-    return out;
-}
-
 /* Raw bytes of an S or B value (B decoded); caller frees *buf. */
 static bool
 scalar_bytes(const json_t *av, const char *type, unsigned char **buf,
@@ -127,8 +97,8 @@ scalar_bytes(const json_t *av, const char *type, unsigned char **buf,
     if (s == NULL)
         return false;
     if (type[0] == 'B') {
-        *buf = b64_decode(s, len);
-        return *buf != NULL;
+        *buf = av_b64_decode(s, json_string_length(v), len);
+        return true;
     }
     *len = json_string_length(v);
     *buf = xmalloc(*len + 1);
@@ -152,9 +122,9 @@ member_equal(const char *t, const json_t *a, const json_t *b)
     if (t[0] == 'S')
         return json_string_length(a) == json_string_length(b) &&
                memcmp(x, y, json_string_length(a)) == 0;
-    bx = b64_decode(x, &lx);
-    by = b64_decode(y, &ly);
-    eq = bx != NULL && by != NULL && lx == ly && memcmp(bx, by, lx) == 0;
+    bx = av_b64_decode(x, json_string_length(a), &lx);
+    by = av_b64_decode(y, json_string_length(b), &ly);
+    eq = lx == ly && memcmp(bx, by, lx) == 0;
     free(bx);
     free(by);
     return eq;
@@ -202,12 +172,9 @@ size_of(const json_t *av)
                 n++;                /* outside the BMP: a surrogate pair */
         }
     } else if (strcmp(t, "B") == 0) {
-        unsigned char *b = b64_decode(json_string_value(x) ?
-                                      json_string_value(x) : "", &n);
-
-        if (b == NULL)
+        if (!json_is_string(x))
             return NULL;
-        free(b);
+        n = item_b64_len(json_string_value(x), json_string_length(x));
     } else if (strcmp(t, "SS") == 0 || strcmp(t, "NS") == 0 ||
                strcmp(t, "BS") == 0 || strcmp(t, "L") == 0) {
         n = json_array_size(x);

@@ -61,11 +61,9 @@ bad:
                        "Invalid last non-pad Base64 character dectected");
 }
 
-/* Decode validated base64 into a malloc'd buffer (caller frees); *outlen
- * set. Text that is not valid base64 (never the case: values are checked
- * by b64_check first) decodes to nothing. */
-static uint8_t *
-b64_decode(const char *s, size_t len, size_t *outlen)
+/* Decode validated base64 (av.h). */
+uint8_t *
+av_b64_decode(const char *s, size_t len, size_t *outlen)
 {
     uint8_t *out = xmalloc(len / 4 * 3 + 3);
     long n;
@@ -420,7 +418,7 @@ item_set_sort(json_t *arr, char type)
         e[i].len = json_string_length(e[i].v);
         e[i].type = type;
         if (type == 'B')
-            e[i].bytes = b64_decode(
+            e[i].bytes = av_b64_decode(
                 json_string_value(e[i].v), e[i].len, &e[i].len);
     }
     qsort(e, n, sizeof(*e), set_ent_cmp);
@@ -852,10 +850,10 @@ static int
 b64_cmp(const json_t *a, const json_t *b)
 {
     size_t alen, blen;
-    uint8_t *da = b64_decode(json_string_value(a), json_string_length(a),
-                             &alen);
-    uint8_t *db = b64_decode(json_string_value(b), json_string_length(b),
-                             &blen);
+    uint8_t *da = av_b64_decode(json_string_value(a),
+                                json_string_length(a), &alen);
+    uint8_t *db = av_b64_decode(json_string_value(b),
+                                json_string_length(b), &blen);
     int c = bytes_cmp((const char *)da, alen, (const char *)db, blen);
 
     free(da);

@@ -63,6 +63,11 @@ bool av_equal(const json_t *a, const json_t *b);
  * Returns 0 and sets *comparable = false when types differ or are not
  * ordered. */
 int av_compare(const json_t *a, const json_t *b, bool *comparable);
+/* The bytes of a B value's validated base64 text (len bytes) in a new
+ * buffer (caller frees), their count in *outlen. Text that is not valid
+ * base64 (never the case: values are validated first) decodes to
+ * nothing. */
+uint8_t *av_b64_decode(const char *s, size_t len, size_t *outlen);
 /* The single type key of an AttributeValue ("S", "N", "M", ...) or NULL. */
 const char *av_type(const json_t *av);
 

@@ -76,6 +76,7 @@ P(enum expr_kind kind, const char *text, const char *names,
 
 #define ITEM "{'pk':{'S':'k'},'n':{'N':'5'},'s':{'S':'hello'}," \
     "'b':{'B':'AQID'},'ss':{'SS':['a','b']},'ns':{'NS':['1','2.5']}," \
+    "'bs':{'BS':['AQI=','/w==']}," \
     "'l':{'L':[{'S':'x'},{'N':'1'},{'M':{'y':{'S':'z'}}}]}," \
     "'m':{'M':{'a':{'N':'1'},'l':{'L':[{'N':'1'},{'N':'2'}]}}}," \
     "'t':{'BOOL':true},'z':{'NULL':true},'u':{'S':'\\u00e9\\ud834\\udd1e'}}"
@@ -630,6 +631,10 @@ static const struct eval_case eval_cases[] = {
     { "contains(l, :m)", true },
     { "contains(l, :a)", false },
     { "contains(b, :b23)", true },
+    { "contains(bs, :b12)", true },     /* members compared decoded */
+    { "contains(bs, :bff)", true },
+    { "contains(bs, :b23)", false },
+    { "size(bs) = :two", true },
     { "contains(n, :five)", false },
     { "contains(gone, :a)", false },
     { "size(s) = :five", true },
