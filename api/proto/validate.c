@@ -1009,8 +1009,7 @@ validate_request(const struct api_schema *s, const json_t *req,
     const struct vfield *fields;
     /* On the stack: an 8 KB malloc per request made glibc consolidate
      * its fast bins each time (3,500 instructions for an UpdateItem). */
-    struct verrs ve_buf, *ve = &ve_buf;
-    int rc;
+    struct verrs ve;
 
     if (s == NULL)
         return 0;
@@ -1020,24 +1019,21 @@ validate_request(const struct api_schema *s, const json_t *req,
         return -1;
     if (s->solo != NULL && check_solo(s->solo, req, err) != 0)
         return -1;
-    ve->n = 0;
-    ve->max = 0;
-    ve->len = 0;
-    ve->buf[0] = '\0';
+    ve.n = 0;
+    ve.max = 0;
+    ve.len = 0;
+    ve.buf[0] = '\0';
     fields = s->fields;
     if (s->keyed != NULL && json_is_object(json_object_get(req, "Key"))) {
         fields = s->keyed;
-        ve->max = 1;
+        ve.max = 1;
     }
-    check_fields(fields, req, "", ve);
-    rc = 0;
-    if (ve->n > 0)
-        rc = ddb_err_set(err, DDB_VALIDATION,
-                         "%u validation error%s detected: %s", ve->n,
-                         ve->n > 1 ? "s" : "", ve->buf);
-    else if (has_long_name(req, NULL, 0))
-        rc = ddb_err_set(err, DDB_VALIDATION, MSG_NAME_TOO_LARGE);
-    else
-        rc = check_values(s, req, err);
-    return rc;
+    check_fields(fields, req, "", &ve);
+    if (ve.n > 0)
+        return ddb_err_set(err, DDB_VALIDATION,
+                           "%u validation error%s detected: %s", ve.n,
+                           ve.n > 1 ? "s" : "", ve.buf);
+    if (has_long_name(req, NULL, 0))
+        return ddb_err_set(err, DDB_VALIDATION, MSG_NAME_TOO_LARGE);
+    return check_values(s, req, err);
 }
