@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "storage/util.h"
 #include "api/proto/av.h"
 #include "api/streams/streams.h"
@@ -63,16 +61,13 @@ get64(const uint8_t *p)
 static void
 iter_check(const uint8_t *raw, const char *arn, uint8_t out[4])
 {
-    uint8_t md[16];
-    unsigned int len = 0;
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    size_t alen = strlen(arn);
+    uint8_t md[16], *buf = xmalloc(ITER_RAW - 4 + alen);
 
-    if (c == NULL || EVP_DigestInit_ex(c, EVP_md5(), NULL) != 1 ||
-        EVP_DigestUpdate(c, raw, ITER_RAW - 4) != 1 ||
-        EVP_DigestUpdate(c, arn, strlen(arn)) != 1 ||
-        EVP_DigestFinal_ex(c, md, &len) != 1)
-        memset(md, 0, sizeof(md));
-    EVP_MD_CTX_free(c);
+    memcpy(buf, raw, ITER_RAW - 4);
+    memcpy(buf + ITER_RAW - 4, arn, alen);
+    md5_bytes(buf, ITER_RAW - 4 + alen, md);
+    free(buf);
     memcpy(out, md, 4);
 }
 
