@@ -11,6 +11,8 @@
 #
 # Usage: bench/instr.sh [-n N] [-w "put update get query"] BINARY...
 # Prints "BINARY WORKLOAD INSTRUCTIONS-PER-REQUEST" lines.
+# Environment: INSTR_KEEP (a directory that receives each run's callgrind
+# profile as BINARY-NAME.WORKLOAD.cg, for callgrind_annotate --inclusive).
 # Exit 77 when valgrind is missing.
 
 set -u
@@ -21,11 +23,11 @@ while getopts "n:w:h" opt; do
     case $opt in
     n) N=$OPTARG ;;
     w) WORKLOADS=$OPTARG ;;
-    *) sed -n '2,14p' "$0"; exit 2 ;;
+    *) sed -n '2,16p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,14p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,16p' "$0"; exit 2; }
 command -v valgrind >/dev/null 2>&1 || {
     echo "instr: valgrind not found (apt-get install valgrind)" >&2
     exit 77
@@ -105,6 +107,8 @@ for i in range(n if workload != "none" else 0):
 EOF
     kill -INT "$vp"
     wait "$vp"
+    [ -z "${INSTR_KEEP:-}" ] ||
+        cp "$WORK/cg.out" "$INSTR_KEEP/$(basename "$1").$2.cg"
     callgrind_annotate "$WORK/cg.out" 2>/dev/null |
         awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 }

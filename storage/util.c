@@ -222,6 +222,20 @@ json_get_uint(const json_t *o, const char *name, uint64_t *out)
 }
 
 json_t *
+json_copy_members(const json_t *o)
+{
+    json_t *c = json_object(), *x;
+    const char *k;
+    size_t klen;
+
+    if (c == NULL)
+        abort();                        /* out of memory, as xmalloc */
+    json_object_keylen_foreach((json_t *)o, k, klen, x)
+        json_object_setn_nocheck(c, k, klen, x);
+    return c;
+}
+
+json_t *
 json_clone(const json_t *v)
 {
     const char *k;

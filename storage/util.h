@@ -74,11 +74,13 @@ json_t *json_get_one(const json_t *o, const char *name);
 int json_get_uint(const json_t *o, const char *name, uint64_t *out);
 /*
  * A deep copy of v (a new reference; NULL only for NULL). Unlike jansson
- * 2.14's json_deep_copy() and json_equal(), which cut an object key at its
- * first NUL byte, these two keep whole keys: DynamoDB attribute names may
- * hold U+0000 (json_fast.c reads such keys).
+ * 2.14's json_deep_copy(), json_copy() and json_equal(), which cut an
+ * object key at its first NUL byte, these three keep whole keys: DynamoDB
+ * attribute names may hold U+0000 (json_fast.c reads such keys).
  */
 json_t *json_clone(const json_t *v);
+/* A new object holding object o's members, their values shared. */
+json_t *json_copy_members(const json_t *o);
 /* a and b hold the same JSON, whole keys compared (NULL equals NULL). */
 bool json_same(const json_t *a, const json_t *b);
 

@@ -874,6 +874,26 @@ past_end(const json_t *container, const struct path_elem *el)
     return el->is_index && (size_t)el->index >= json_array_size(container);
 }
 
+/* The update works on a shallow copy of its starting item, whose
+ * attribute values are the starting item's own (storage's, unchanged):
+ * before an action changes anything under a top-level attribute that is
+ * still shared, the copy gets a deep copy of that attribute. An action
+ * that replaces or drops the attribute itself needs none. (jansson keeps
+ * the reference count in json_t; a value only the copy holds has 1.) */
+static void
+own_attr(json_t *item, const struct upd_action *a)
+{
+    const struct expr_path *p = &a->path->path;
+    json_t *v;
+
+    if (p->n == 1 && (a->kind == UPD_SET || a->kind == UPD_REMOVE))
+        return;
+    v = json_object_getn(item, p->el[0].name, p->el[0].name_len);
+    if (v != NULL && v->refcount > 1)
+        json_object_setn_new_nocheck(item, p->el[0].name, p->el[0].name_len,
+                                     json_clone(v));
+}
+
 /*
  * Apply update e to old (borrowed; NULL when the item does not exist).
  * An item that does not exist yet starts from key (the request's Key,
@@ -905,7 +925,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
             type_mismatch(&e->acts[i], err);
             goto out;
         }
-    item = base != NULL ? json_clone(base) : json_object();
+    item = base != NULL ? json_copy_members(base) : json_object();
     for (i = 0; i < e->nacts; i++) {
         const struct upd_action *a = &e->acts[i];
         const struct expr_path *p = &a->path->path;
@@ -916,6 +936,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
          * no-op, even under a path that could not exist. */
         if (a->kind == UPD_REMOVE && old == NULL)
             continue;
+        own_attr(item, a);
         if (locate(item, p, &container, err) != 0)
             goto out;
         if ((a->kind == UPD_SET || a->kind == UPD_ADD) &&

@@ -834,7 +834,8 @@ START_TEST(test_expr_update)
     const struct upd_case *c = &upd_cases[_i];
     json_t *old = c->old ? J(c->old) : NULL, *got = NULL, *want;
     struct expr *e = P(EXPR_UPDATE, c->text, "{'#a':'b'}", UVALS);
-    char *s;
+    /* the old item is storage's: the update leaves it as it was */
+    char *s, *before = old != NULL ? json_dumps(old, JSON_SORT_KEYS) : NULL;
 
     ck_assert_msg(e != NULL, "%s: %s", c->text, err.msg);
     if (c->want == NULL) {
@@ -849,6 +850,13 @@ START_TEST(test_expr_update)
         ck_assert_msg(json_equal(got, want), "%s: got %s", c->text, s);
         free(s);
         json_decref(want);
+    }
+    if (old != NULL) {
+        s = json_dumps(old, JSON_SORT_KEYS);
+        ck_assert_msg(strcmp(s, before) == 0, "%s: old item changed: %s",
+                      c->text, s);
+        free(s);
+        free(before);
     }
     json_decref(got);
     json_decref(old);

@@ -62,7 +62,7 @@ START_TEST(test_update_key_cases)
     struct expr_env *env = NULL;
     struct ddb_err err;
     struct expr *e;
-    char *s;
+    char *s, *before = old != NULL ? json_dumps(old, JSON_SORT_KEYS) : NULL;
 
     ddb_err_init(&err);
     ck_assert_int_eq(expr_env_new(NULL, values, &env, &err), 0);
@@ -70,6 +70,13 @@ START_TEST(test_update_key_cases)
     ck_assert_msg(e != NULL, "%s: %s", c->text, err.msg);
     ck_assert_msg(expr_update_apply(e, old, key, &got, &err) == 0,
                   "%s: %s", c->text, err.msg);
+    if (old != NULL) {                  /* storage's item, left as it was */
+        s = json_dumps(old, JSON_SORT_KEYS);
+        ck_assert_msg(strcmp(s, before) == 0, "%s: old item changed: %s",
+                      c->text, s);
+        free(s);
+        free(before);
+    }
     want = J(c->want);
     s = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
     ck_assert_msg(json_equal(got, want), "%s: got %s", c->text, s);

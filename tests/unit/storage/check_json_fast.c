@@ -150,6 +150,17 @@ START_TEST(test_nul_keys)
     ck_assert_int_eq(json_error_code(&jerr), json_error_null_byte_in_key);
     nul_key_round_trip(v);
     ck_assert(same_as_jansson(in, strlen(in), JSON_ALLOW_NUL));
+    /* the copies of util.c keep such keys whole too */
+    x = json_copy_members(v);
+    ck_assert(json_same(x, v));
+    ck_assert_ptr_eq(json_object_getn(x, "\0", 1),
+                     json_object_getn(v, "\0", 1));        /* shared */
+    json_decref(x);
+    x = json_clone(v);
+    ck_assert(json_same(x, v));
+    ck_assert_ptr_ne(json_object_getn(x, "\0", 1),
+                     json_object_getn(v, "\0", 1));        /* its own */
+    json_decref(x);
     json_decref(v);
 }
 END_TEST
