@@ -239,8 +239,7 @@ write_done(struct worker *w, struct conn *c, uint64_t now)
         conn_close(w, c);
         return false;
     }
-    request_fini(&c->rq);
-    request_init(&c->rq, &w->d->budget);
+    request_reset(&c->rq);
     c->phase = P_IDLE;
     c->since_ms = now;
     c->sent_continue = false;

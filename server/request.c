@@ -16,6 +16,7 @@
 #define CHUNK_LINE_MAX   4096       /* a chunk-size line with extensions */
 #define CHUNK_DIGITS_MAX 16         /* hex digits of a chunk size (64 bits) */
 #define BODY_FIRST_CAP   65536      /* first body buffer; it doubles */
+#define HEAD_KEEP_MAX    4096       /* head buffers kept between requests */
 
 /* ------------------------------------------------------------------------
  * The body budget
@@ -75,6 +76,30 @@ request_fini(struct http_request *rq)
     free(rq->hdr);
     free(rq->body);
     memset(rq, 0, sizeof(*rq));
+}
+
+void
+request_reset(struct http_request *rq)
+{
+    struct http_budget *budget = rq->budget;
+    char *head = rq->head;
+    size_t head_cap = rq->head_cap;
+    struct http_header *hdr = rq->hdr;
+    unsigned hdr_cap = rq->hdr_cap;
+
+    if (head_cap > HEAD_KEEP_MAX) {
+        free(head);
+        head = NULL;
+        head_cap = 0;
+    }
+    http_budget_give(rq->budget, rq->charged);
+    free(rq->body);
+    memset(rq, 0, sizeof(*rq));
+    rq->budget = budget;
+    rq->head = head;
+    rq->head_cap = head_cap;
+    rq->hdr = hdr;
+    rq->hdr_cap = hdr_cap;
 }
 
 /* Stop with status and a static reason; returns 0 so callers can stop. */

@@ -91,6 +91,12 @@ struct http_request {
 void request_init(struct http_request *rq, struct http_budget *budget);
 /* Free everything (and give the budget back); rq may be re-initialised. */
 void request_fini(struct http_request *rq);
+/* Ready rq for its connection's next request: as request_fini() then
+ * request_init() with the same budget, but the head and header buffers
+ * are kept (a head buffer past HEAD_KEEP_MAX is not). A buffer of 1,024
+ * bytes or more from malloc() costs glibc a consolidation of its freed
+ * small chunks, once per request were it not kept. */
+void request_reset(struct http_request *rq);
 
 /*
  * Feed n bytes of the connection's input. Returns how many were used; the

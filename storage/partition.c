@@ -492,32 +492,28 @@ partition_query(struct partition *p, const uint8_t h[16],
                 stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
     sqlite3_stmt *st;
-    struct item_key *k = xmalloc(sizeof(*k));
+    struct item_key k;                  /* on the stack: a 4 KB malloc per
+                                           call costs glibc a consolidation */
     int rc;
 
-    if (pk_len > sizeof(k->pk)) {
-        free(k);
+    if (pk_len > sizeof(k.pk))
         return ddb_err_set(err, DDB_INTERNAL, "storage: key too long");
-    }
-    memcpy(k->hash, h, sizeof(k->hash));
-    memcpy(k->pk, pk, pk_len);
-    k->pk_len = pk_len;
+    memcpy(k.hash, h, sizeof(k.hash));
+    memcpy(k.pk, pk, pk_len);
+    k.pk_len = pk_len;
     if (hi == NULL) {
         hi = p->ff_blob;
         hi_len = sizeof(p->ff_blob);
     }
-    if ((rc = lock_item(p, err)) != 0) {
-        free(k);
+    if ((rc = lock_item(p, err)) != 0)
         return rc;
-    }
     st = p->st[forward ? ST_QUERY_FWD : ST_QUERY_REV];
-    rc = stream_rows(p, st,
-                     bind_blob(st, 1, h, 16) || bind_blob(st, 2, pk, pk_len) ||
-                         bind_blob(st, 3, lo, lo_len) ||
-                         bind_blob(st, 4, hi, hi_len),
-                     "query", false, k, fn, arg, err);
-    free(k);
-    return rc;
+    return stream_rows(p, st,
+                       bind_blob(st, 1, h, 16) ||
+                           bind_blob(st, 2, pk, pk_len) ||
+                           bind_blob(st, 3, lo, lo_len) ||
+                           bind_blob(st, 4, hi, hi_len),
+                       "query", false, &k, fn, arg, err);
 }
 
 static void
@@ -535,16 +531,14 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                stable_row_fn *fn, void *arg, struct ddb_err *err)
 {
     sqlite3_stmt *st;
-    struct item_key *k = xmalloc(sizeof(*k));
+    struct item_key k;                  /* as in partition_query */
     uint8_t lo8[8], hi8[8];
     int rc, brc;
 
     put_be64(lo8, lo);
     put_be64(hi8, hi_excl);
-    if ((rc = lock_item(p, err)) != 0) {
-        free(k);
+    if ((rc = lock_item(p, err)) != 0)
         return rc;
-    }
     st = p->st[start ? ST_SCAN_FROM : ST_SCAN];
     if (hi_open)
         brc = bind_blob(st, 2, p->ff_blob, 17);
@@ -556,9 +550,7 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
         brc = brc || bind_blob(st, 3, start->hash, 16) ||
               bind_blob(st, 4, start->pk, start->pk_len) ||
               bind_blob(st, 5, start->sk, start->sk_len);
-    rc = stream_rows(p, st, brc, "scan", true, k, fn, arg, err);
-    free(k);
-    return rc;
+    return stream_rows(p, st, brc, "scan", true, &k, fn, arg, err);
 }
 
 /*

@@ -215,7 +215,9 @@ index_set_open(struct storage *st, const json_t *desc, struct index_set *s,
     size_t i, j;
     const json_t *idx;
 
-    memset(s, 0, sizeof(*s));
+    /* not the whole set (64 KB): def_parse() clears each entry it fills,
+     * key_schema_from_desc() the base */
+    s->n = 0;
     s->desc = json_incref((json_t *)desc);
     if (table == NULL)
         return ddb_err_set(err, DDB_INTERNAL, "description has no name");

@@ -5,6 +5,7 @@
  * projection, LSI item fetches), with Count, ScannedCount and
  * LastEvaluatedKey. */
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -704,7 +705,7 @@ void
 read_req_init(struct read_req *r, enum read_op op, struct api_ctx *ctx,
               const json_t *req)
 {
-    memset(r, 0, sizeof(*r));
+    memset(r, 0, offsetof(struct read_req, iset));
     r->op = op;
     r->ctx = ctx;
     r->req = req;

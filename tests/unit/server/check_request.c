@@ -120,6 +120,46 @@ START_TEST(test_request_pipelined)
 }
 END_TEST
 
+/* request_reset() between a connection's requests: the next one starts
+ * from nothing (no header, body or framing of the last) in the head buffer
+ * it keeps, unless that buffer grew past 4 KB. */
+START_TEST(test_request_reset)
+{
+    struct http_request rq;
+    const char *first = "POST /a HTTP/1.1\r\nHost: h\r\nX-One: 1\r\n"
+                        "Content-Length: 2\r\n\r\n{}";
+    const char *second = "GET / HTTP/1.0\r\n\r\n";
+    char *head, big[6000];
+
+    request_init(&rq, NULL);
+    ck_assert_uint_eq(feed_str(&rq, first), strlen(first));
+    ck_assert_int_eq(rq.state, RQ_DONE);
+    head = rq.head;
+    request_reset(&rq);
+    ck_assert_ptr_eq(rq.head, head);
+    ck_assert_uint_eq(feed_str(&rq, second), strlen(second));
+    ck_assert_int_eq(rq.state, RQ_DONE);
+    ck_assert_str_eq(rq.method, "GET");
+    ck_assert_str_eq(rq.target, "/");
+    ck_assert_uint_eq(rq.minor, 0);
+    ck_assert_uint_eq(rq.nhdr, 0);
+    ck_assert_ptr_null(request_header(&rq, "X-One"));
+    ck_assert_ptr_null(rq.body);
+    ck_assert_uint_eq(rq.body_len, 0);
+    ck_assert(!rq.keep_alive);
+    request_reset(&rq);
+    snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nHost: h\r\nX-Big: %0*d"
+             "\r\n\r\n", 5000, 0);
+    ck_assert_uint_eq(feed_str(&rq, big), strlen(big));
+    ck_assert_int_eq(rq.state, RQ_DONE);
+    request_reset(&rq);
+    ck_assert_ptr_null(rq.head);
+    ck_assert_uint_eq(feed_str(&rq, second), strlen(second));
+    ck_assert_int_eq(rq.state, RQ_DONE);
+    request_fini(&rq);
+}
+END_TEST
+
 /* The same request fed whole and a byte at a time reads the same. */
 START_TEST(test_request_byte_at_a_time)
 {
@@ -458,6 +498,7 @@ request_suite(void)
     tcase_add_test(tc, test_request_simple_get);
     tcase_add_test(tc, test_request_lenient_and_http10);
     tcase_add_test(tc, test_request_pipelined);
+    tcase_add_test(tc, test_request_reset);
     tcase_add_test(tc, test_request_byte_at_a_time);
     suite_add_tcase(s, tc);
     tc = tcase_create("limits");
