@@ -69,12 +69,15 @@ struct reply {
  * ---------------------------------------------------------------------- */
 
 /* 52 upper-case alphanumerics, like DynamoDB's x-amzn-RequestId. out must
- * hold 53 bytes. A per-thread xorshift seeded from getrandom(). */
+ * hold 53 bytes. A per-thread xorshift seeded from getrandom(); each 32
+ * bits of it give six characters, taken from the top by multiplying by
+ * 36 (no division). */
 static void
 request_id(char out[53])
 {
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     static _Thread_local uint64_t state;
+    uint32_t bits = 0;
     int i;
 
     if (state == 0) {
@@ -84,10 +87,17 @@ request_id(char out[53])
             state = 0x9E3779B97F4A7C15ull;
     }
     for (i = 0; i < 52; i++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        out[i] = alphabet[(state >> 32) % 36];
+        uint64_t m;
+
+        if (i % 6 == 0) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            bits = (uint32_t)(state >> 32);
+        }
+        m = (uint64_t)bits * 36;
+        out[i] = alphabet[m >> 32];
+        bits = (uint32_t)m;
     }
     out[52] = '\0';
 }

@@ -145,13 +145,21 @@ is_field_char(unsigned char c)
  * Header lookups
  * ---------------------------------------------------------------------- */
 
+/* Whether header h is called name (any case), whose length is len. */
+static bool
+is_header(const struct http_header *h, const char *name, size_t len)
+{
+    return h->name_len == len && strncasecmp(h->name, name, len) == 0;
+}
+
 const char *
 request_header(const struct http_request *rq, const char *name)
 {
+    size_t len = strlen(name);
     unsigned i;
 
     for (i = 0; i < rq->nhdr; i++)
-        if (strcasecmp(rq->hdr[i].name, name) == 0)
+        if (is_header(&rq->hdr[i], name, len))
             return rq->hdr[i].value;
     return NULL;
 }
@@ -183,10 +191,11 @@ bool
 request_header_has(const struct http_request *rq, const char *name,
                    const char *token)
 {
+    size_t len = strlen(name);
     unsigned i;
 
     for (i = 0; i < rq->nhdr; i++)
-        if (strcasecmp(rq->hdr[i].name, name) == 0 &&
+        if (is_header(&rq->hdr[i], name, len) &&
             list_has(rq->hdr[i].value, token))
             return true;
     return false;
@@ -260,6 +269,7 @@ parse_header_line(struct http_request *rq, char *line)
         rq->hdr = xrealloc(rq->hdr, rq->hdr_cap * sizeof(*rq->hdr));
     }
     rq->hdr[rq->nhdr].name = line;
+    rq->hdr[rq->nhdr].name_len = (size_t)(colon - line);
     rq->hdr[rq->nhdr].value = v;
     rq->nhdr++;
     return 1;
@@ -280,16 +290,18 @@ frame(struct http_request *rq)
     unsigned i, nte = 0;
 
     for (i = 0; i < rq->nhdr; i++) {
-        const char *n = rq->hdr[i].name, *v = rq->hdr[i].value;
+        const struct http_header *h = &rq->hdr[i];
+        const char *v = h->value;
 
-        if (strcasecmp(n, "Content-Length") == 0) {
+        if (is_header(h, "Content-Length", 14)) {
             if (cl != NULL && strcmp(cl, v) != 0)
                 return fail(rq, 400, "Conflicting Content-Length headers");
             cl = v;
-        } else if (strcasecmp(n, "Transfer-Encoding") == 0) {
+        } else if (is_header(h, "Transfer-Encoding", 17)) {
             te = v;
             nte++;
-        } else if (strcasecmp(n, "Host") == 0 && request_header(rq, n) != v) {
+        } else if (is_header(h, "Host", 4) &&
+                   request_header(rq, "Host") != v) {
             return fail(rq, 400, "More than one Host header");
         }
     }

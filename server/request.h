@@ -47,6 +47,7 @@ enum http_rq_state {
 
 struct http_header {
     const char *name;               /* into the request's head buffer */
+    size_t name_len;                /* compared first by the lookups */
     const char *value;              /* without surrounding white space */
 };
 

@@ -289,7 +289,9 @@ class ProtocolTest(unittest.TestCase):
                 self.assertEqual(r.getheader("Content-Type"),
                                  "application/x-amz-json-1.0")
                 rid = r.getheader("x-amzn-RequestId")
-                self.assertTrue(rid and len(rid) >= 16, rid)
+                # DynamoDB's form: 52 upper-case letters and digits
+                self.assertRegex(rid or "", r"^[A-Z0-9]{52}$")
+                self.assertGreater(len(set(rid)), 12, rid)
                 self.assertEqual(int(r.getheader("Content-Length")),
                                  len(data))
                 crc = r.getheader("x-amz-crc32")
