@@ -77,9 +77,25 @@ requests(const char *p, size_t n)
         for (i = 0; i < whole.nhdr; i++) {
             CHECK(whole.hdr[i].name >= whole.head &&
                   whole.hdr[i].name < whole.head + whole.head_len);
+            CHECK(whole.hdr[i].name_len == strlen(whole.hdr[i].name));
             CHECK(strcmp(whole.hdr[i].name, slow.hdr[i].name) == 0);
             CHECK(strcmp(whole.hdr[i].value, slow.hdr[i].value) == 0);
         }
+    }
+    /* The connection's next request, read into the reset one, ends as
+     * it does in a new one. */
+    if (whole.state == RQ_DONE && used_whole < n) {
+        struct http_request fresh;
+        size_t a, c;
+
+        request_reset(&whole);
+        request_init(&fresh, &b);
+        a = feed(&whole, p + used_whole, n - used_whole, 0);
+        c = feed(&fresh, p + used_whole, n - used_whole, 0);
+        CHECK(a == c && whole.state == fresh.state);
+        CHECK(whole.nhdr == fresh.nhdr && whole.body_len == fresh.body_len);
+        CHECK(whole.state != RQ_ERROR || whole.err_status == fresh.err_status);
+        request_fini(&fresh);
     }
     request_fini(&whole);
     request_fini(&slow);
