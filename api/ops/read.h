@@ -48,7 +48,7 @@ struct read_req {
     size_t start_isk_len;
     struct api_ctx *ctx;            /* borrowed: for throttling */
     struct gate_ticket th;          /* the page's admission (throttle/gate.c) */
-    /* Last and left out of read_req_init()'s zeroing (some 70 KB, more
+    /* Last and left out of read_req_init()'s zeroing (64 KB, more
      * than the rest of a Query's work to clear): index_set_open() fills
      * it, has_iset says when. */
     struct index_set iset;          /* the table's indexes (IndexName) */
