@@ -706,6 +706,8 @@ read_req_init(struct read_req *r, enum read_op op, struct api_ctx *ctx,
               const json_t *req)
 {
     memset(r, 0, offsetof(struct read_req, iset));
+    r->iset.n = 0;                      /* closable before it is opened */
+    r->iset.desc = NULL;
     r->op = op;
     r->ctx = ctx;
     r->req = req;

@@ -50,7 +50,8 @@ struct read_req {
     struct gate_ticket th;          /* the page's admission (throttle/gate.c) */
     /* Last and left out of read_req_init()'s zeroing (64 KB, more
      * than the rest of a Query's work to clear): index_set_open() fills
-     * it, has_iset says when. */
+     * it, has_iset says when; read_req_init() clears only what
+     * index_set_close() reads. */
     struct index_set iset;          /* the table's indexes (IndexName) */
 };
 
