@@ -272,11 +272,12 @@ int stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
 /*
  * Atomic read-modify-write of one item. With the key's partition locked and
  * a SQLite transaction open, fn is called with the current item (borrowed,
- * NULL if absent) and its stored size (0 if absent). fn sets *new_item to a new reference to store (with its
- * size in *new_size), or leaves it NULL to delete the item, or sets *keep
- * to true to leave the row untouched. If fn returns -1 (err set, e.g.
- * ConditionalCheckFailed), nothing is written and stable_mutate returns
- * -1. A successful return means SQLite has committed.
+ * NULL if absent) and its stored size (0 if absent). fn sets *new_item to
+ * a new reference to store (with its size in *new_size), or leaves it
+ * NULL to delete the item, or sets *keep to true to leave the row
+ * untouched. If fn returns -1 (err set, e.g. ConditionalCheckFailed),
+ * nothing is written and stable_mutate returns -1. A successful return
+ * means SQLite has committed.
  */
 typedef int stable_mutate_fn(void *arg, const json_t *old, size_t old_size,
                              json_t **new_item, size_t *new_size, bool *keep,

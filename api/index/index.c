@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "api/proto/capacity.h"
 #include "api/index/index.h"
 #include "storage/util.h"
