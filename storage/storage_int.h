@@ -300,6 +300,15 @@ char *storage_part_path(const char *dir, const char *part_id);
  * the busy timeout. NULL with err set on failure (nothing left open). */
 sqlite3 *storage_db_open(const char *path, int flags, struct ddb_err *err);
 
+/* The VFS storage_db_open() uses (vfs.c): the default one, with each WAL
+ * frame written by one system call instead of two. NULL when it could
+ * not be registered (SQLite's default then). */
+#define STORAGE_VFS_NAME "shardlocal"
+const char *storage_vfs(void);
+/* Bytes db's WAL file holds back for its next write (0 after a COMMIT
+ * returns; tests). */
+int storage_vfs_held(sqlite3 *db);
+
 /* ------------------------------------------------------------------------
  * Backups (backup.c): <backup dir>/backups.db names them, <backup
  * dir>/<id>/ holds one database file per partition copied.

@@ -135,8 +135,8 @@ storage_db_open(const char *path, int flags, struct ddb_err *err)
     if ((path != NULL && (flags & SQLITE_OPEN_CREATE) &&
          storage_touch(path, err) != 0))
         return NULL;
-    if (sqlite3_open_v2(path ? path : ":memory:", &db, flags, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_open_v2(path ? path : ":memory:", &db, flags,
+                        storage_vfs()) != SQLITE_OK) {
         storage_sql_err(db, "open", err);
         sqlite3_close(db);
         return NULL;

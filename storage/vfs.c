@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/* vfs.c - one write system call per WAL frame. SQLite appends a frame to
+ * the WAL as two writes: its 24-byte header, then the page. Each is a
+ * pwrite(), and a PutItem commits one frame, so half of its WAL system
+ * calls carry 24 bytes. This VFS wraps the default one and, for WAL files
+ * only, holds a write of at most HOLD_MAX bytes until the next call on
+ * that file: a write that continues it goes out with it as one pwrite(),
+ * anything else (a read, a sync, a size, a lock, a close, a write
+ * elsewhere) first writes the held bytes as they came. The file sees the
+ * same bytes in the same order; they only reach the OS one call later.
+ * SQLite's last write of a commit is always a page (the WAL header and a
+ * frame header are followed by more of the same frame), so a COMMIT that
+ * returns has nothing held: what kill -9 can lose is unchanged.
+ * storage_vfs_held() lets the tests check that. Other files pass straight
+ * to the wrapped VFS: their sqlite3_file is the wrapped VFS's own. */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/storage_int.h"
+
+#define HOLD_MAX 32                     /* the WAL header: 32, a frame's: 24 */
+
+struct wal_file {
+    sqlite3_file base;                  /* pMethods = &wal_methods */
+    sqlite3_file *real;                 /* the wrapped file, just after */
+    sqlite3_int64 off;                  /* the held write's offset */
+    int len;                            /* its length, 0: nothing held */
+    unsigned char held[HOLD_MAX];
+    unsigned char *buf;                 /* held + the next write, joined */
+    size_t cap;
+};
+
+/* The wrapped file's place in the allocation SQLite gives xOpen. */
+#define REAL_OFFSET ((sizeof(struct wal_file) + 7) & ~(size_t)7)
+
+static sqlite3_vfs vfs;
+static pthread_once_t vfs_once = PTHREAD_ONCE_INIT;
+
+static sqlite3_vfs *
+wrapped(void)
+{
+    return (sqlite3_vfs *)vfs.pAppData;
+}
+
+/* Write what w holds, as it came. */
+static int
+flush(struct wal_file *w)
+{
+    int n = w->len;
+
+    if (n == 0)
+        return SQLITE_OK;
+    w->len = 0;
+    return w->real->pMethods->xWrite(w->real, w->held, n, w->off);
+}
+
+static int
+wal_write(sqlite3_file *f, const void *p, int n, sqlite3_int64 off)
+{
+    struct wal_file *w = (struct wal_file *)f;
+    int rc;
+
+    if (w->len > 0 && off == w->off + w->len) {
+        size_t total = (size_t)w->len + (size_t)n;
+
+        if (total <= HOLD_MAX) {        /* a header after a header */
+            memcpy(w->held + w->len, p, (size_t)n);
+            w->len = (int)total;
+            return SQLITE_OK;
+        }
+        if (total > w->cap) {
+            unsigned char *nb = realloc(w->buf, total);
+
+            if (nb == NULL)
+                return SQLITE_IOERR_NOMEM;
+            w->buf = nb;
+            w->cap = total;
+        }
+        memcpy(w->buf, w->held, (size_t)w->len);
+        memcpy(w->buf + w->len, p, (size_t)n);
+        w->len = 0;
+        return w->real->pMethods->xWrite(w->real, w->buf, (int)total,
+                                         w->off);
+    }
+    if ((rc = flush(w)) != SQLITE_OK)
+        return rc;
+    if (n > 0 && n <= HOLD_MAX) {
+        memcpy(w->held, p, (size_t)n);
+        w->off = off;
+        w->len = n;
+        return SQLITE_OK;
+    }
+    return w->real->pMethods->xWrite(w->real, p, n, off);
+}
+
+static int
+wal_close(sqlite3_file *f)
+{
+    struct wal_file *w = (struct wal_file *)f;
+    int rc = flush(w), rc2 = w->real->pMethods->xClose(w->real);
+
+    free(w->buf);
+    w->buf = NULL;
+    w->cap = 0;
+    return rc != SQLITE_OK ? rc : rc2;
+}
+
+/* Every other method writes what is held, then passes the call on. */
+#define REAL(f) (((struct wal_file *)(f))->real)
+#define FLUSHED(f)                                                    \
+    do {                                                              \
+        int rc_ = flush((struct wal_file *)(f));                      \
+        if (rc_ != SQLITE_OK)                                         \
+            return rc_;                                               \
+    } while (0)
+
+static int
+wal_read(sqlite3_file *f, void *p, int n, sqlite3_int64 off)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xRead(REAL(f), p, n, off);
+}
+
+static int
+wal_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+
+static int
+wal_sync(sqlite3_file *f, int flags)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xSync(REAL(f), flags);
+}
+
+static int
+wal_file_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+
+static int
+wal_lock(sqlite3_file *f, int level)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xLock(REAL(f), level);
+}
+
+static int
+wal_unlock(sqlite3_file *f, int level)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xUnlock(REAL(f), level);
+}
+
+static int
+wal_check_reserved(sqlite3_file *f, int *out)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+
+static int
+wal_file_control(sqlite3_file *f, int op, void *arg)
+{
+    FLUSHED(f);
+    return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+
+static int
+wal_sector_size(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+
+static int
+wal_device_chars(sqlite3_file *f)
+{
+    return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+
+/* Version 1: a WAL file is never mapped and holds no shared memory (the
+ * database file does, and is not wrapped). */
+static const sqlite3_io_methods wal_methods = {
+    .iVersion = 1,
+    .xClose = wal_close,
+    .xRead = wal_read,
+    .xWrite = wal_write,
+    .xTruncate = wal_truncate,
+    .xSync = wal_sync,
+    .xFileSize = wal_file_size,
+    .xLock = wal_lock,
+    .xUnlock = wal_unlock,
+    .xCheckReservedLock = wal_check_reserved,
+    .xFileControl = wal_file_control,
+    .xSectorSize = wal_sector_size,
+    .xDeviceCharacteristics = wal_device_chars,
+};
+
+static int
+vfs_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
+         int *out_flags)
+{
+    struct wal_file *w = (struct wal_file *)f;
+    int rc;
+
+    (void)v;
+    if (!(flags & SQLITE_OPEN_WAL))
+        return wrapped()->xOpen(wrapped(), name, f, flags, out_flags);
+    memset(w, 0, sizeof(*w));
+    w->real = (sqlite3_file *)((char *)f + REAL_OFFSET);
+    rc = wrapped()->xOpen(wrapped(), name, w->real, flags, out_flags);
+    /* xClose is owed whenever the wrapped open set its methods */
+    if (w->real->pMethods != NULL)
+        w->base.pMethods = &wal_methods;
+    return rc;
+}
+
+/* The rest of the VFS is the wrapped one's. */
+static int
+vfs_delete(sqlite3_vfs *v, const char *name, int sync_dir)
+{
+    (void)v;
+    return wrapped()->xDelete(wrapped(), name, sync_dir);
+}
+
+static int
+vfs_access(sqlite3_vfs *v, const char *name, int flags, int *out)
+{
+    (void)v;
+    return wrapped()->xAccess(wrapped(), name, flags, out);
+}
+
+static int
+vfs_full_pathname(sqlite3_vfs *v, const char *name, int n, char *out)
+{
+    (void)v;
+    return wrapped()->xFullPathname(wrapped(), name, n, out);
+}
+
+static void *
+vfs_dlopen(sqlite3_vfs *v, const char *name)
+{
+    (void)v;
+    return wrapped()->xDlOpen(wrapped(), name);
+}
+
+static void
+vfs_dlerror(sqlite3_vfs *v, int n, char *out)
+{
+    (void)v;
+    wrapped()->xDlError(wrapped(), n, out);
+}
+
+static void (*vfs_dlsym(sqlite3_vfs *v, void *h, const char *sym))(void)
+{
+    (void)v;
+    return wrapped()->xDlSym(wrapped(), h, sym);
+}
+
+static void
+vfs_dlclose(sqlite3_vfs *v, void *h)
+{
+    (void)v;
+    wrapped()->xDlClose(wrapped(), h);
+}
+
+static int
+vfs_randomness(sqlite3_vfs *v, int n, char *out)
+{
+    (void)v;
+    return wrapped()->xRandomness(wrapped(), n, out);
+}
+
+static int
+vfs_sleep(sqlite3_vfs *v, int us)
+{
+    (void)v;
+    return wrapped()->xSleep(wrapped(), us);
+}
+
+static int
+vfs_current_time(sqlite3_vfs *v, double *out)
+{
+    (void)v;
+    return wrapped()->xCurrentTime(wrapped(), out);
+}
+
+static int
+vfs_last_error(sqlite3_vfs *v, int n, char *out)
+{
+    (void)v;
+    return wrapped()->xGetLastError(wrapped(), n, out);
+}
+
+static int
+vfs_current_time64(sqlite3_vfs *v, sqlite3_int64 *out)
+{
+    (void)v;
+    return wrapped()->xCurrentTimeInt64(wrapped(), out);
+}
+
+static void
+vfs_register(void)
+{
+    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+
+    if (real == NULL || real->iVersion < 2)
+        return;                         /* then storage uses the default */
+    vfs.iVersion = 2;
+    vfs.szOsFile = (int)REAL_OFFSET + real->szOsFile;
+    vfs.mxPathname = real->mxPathname;
+    vfs.zName = STORAGE_VFS_NAME;
+    vfs.pAppData = real;
+    vfs.xOpen = vfs_open;
+    vfs.xDelete = vfs_delete;
+    vfs.xAccess = vfs_access;
+    vfs.xFullPathname = vfs_full_pathname;
+    vfs.xDlOpen = vfs_dlopen;
+    vfs.xDlError = vfs_dlerror;
+    vfs.xDlSym = vfs_dlsym;
+    vfs.xDlClose = vfs_dlclose;
+    vfs.xRandomness = vfs_randomness;
+    vfs.xSleep = vfs_sleep;
+    vfs.xCurrentTime = vfs_current_time;
+    vfs.xGetLastError = vfs_last_error;
+    vfs.xCurrentTimeInt64 = vfs_current_time64;
+    if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK)
+        vfs.zName = NULL;
+}
+
+const char *
+storage_vfs(void)
+{
+    pthread_once(&vfs_once, vfs_register);
+    return vfs.zName;
+}
+
+int
+storage_vfs_held(sqlite3 *db)
+{
+    sqlite3_file *f = NULL;
+
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER,
+                             &f) != SQLITE_OK ||
+        f == NULL || f->pMethods != &wal_methods)
+        return 0;
+    return ((struct wal_file *)f)->len;
+}

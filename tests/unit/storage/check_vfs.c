@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* check_vfs.c - the VFS that writes each WAL frame with one system call
+ * (storage/vfs.c): a short write is held until the next call on its
+ * file, goes out joined with a write that continues it, and before
+ * anything else; a COMMIT leaves nothing held, so the files as a kill -9
+ * would leave them hold every committed row. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/storage_int.h"
+#include "tests/unit/storage/fixture.h"
+
+#define ROWS 200
+
+static sqlite3 *
+open_wal_db(const char *path)
+{
+    struct ddb_err err;
+    sqlite3 *db;
+
+    ddb_err_init(&err);
+    db = storage_db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                         SQLITE_OPEN_NOMUTEX, &err);
+    ck_assert_msg(db != NULL, "%s", err.msg);
+    ck_assert_int_eq(sqlite3_exec(db, "PRAGMA locking_mode=EXCLUSIVE;"
+                                  "PRAGMA journal_mode=WAL;"
+                                  "PRAGMA synchronous=NORMAL;"
+                                  "CREATE TABLE t (k INTEGER PRIMARY KEY,"
+                                  " v BLOB NOT NULL)", NULL, NULL, NULL),
+                     SQLITE_OK);
+    return db;
+}
+
+static long long
+file_size(const char *path)
+{
+    struct stat sb;
+
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return (long long)sb.st_size;
+}
+
+static void
+copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[8192];
+    size_t n;
+
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+static long long
+query_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    long long v;
+
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Every COMMIT returns with nothing held, and a copy of the database and
+ * its WAL taken while the connection is still open (what kill -9 leaves)
+ * holds every committed row, intact. */
+START_TEST(test_commits_reach_the_file)
+{
+    char path[128], wal[140], cpath[128], cwal[140];
+    sqlite3 *db, *copy;
+    char sql[128];
+
+    snprintf(path, sizeof(path), "%s/a.db", tmpdir);
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    snprintf(cpath, sizeof(cpath), "%s/copy.db", tmpdir);
+    snprintf(cwal, sizeof(cwal), "%s-wal", cpath);
+    db = open_wal_db(path);
+    for (int i = 0; i < ROWS; i++) {
+        snprintf(sql, sizeof(sql), "INSERT INTO t VALUES (%d, "
+                 "randomblob(%d))", i, 100 + i * 10);
+        ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_eq(storage_vfs_held(db), 0);
+    }
+    copy_file(path, cpath);
+    copy_file(wal, cwal);
+    ck_assert_int_eq(sqlite3_open_v2(cpath, &copy, SQLITE_OPEN_READWRITE,
+                                     NULL), SQLITE_OK);
+    ck_assert_int_eq(query_int(copy, "SELECT count(*) FROM t"), ROWS);
+    ck_assert_int_eq(query_int(copy, "SELECT sum(length(v)) FROM t"),
+                     100LL * ROWS + 10LL * ROWS * (ROWS - 1) / 2);
+    ck_assert_int_eq(query_int(copy, "SELECT count(*) FROM "
+                               "pragma_integrity_check WHERE "
+                               "integrity_check = 'ok'"), 1);
+    sqlite3_close(copy);
+    sqlite3_close(db);
+}
+END_TEST
+
+/* The mechanism, through the WAL file's own methods: a 24-byte write
+ * stays in memory, a write that continues it goes out with it, and a
+ * write elsewhere or a sync first writes what is held. */
+START_TEST(test_short_write_held_until_next_call)
+{
+    char path[128], wal[140], frame[24], page[100];
+    sqlite3_file *f = NULL;
+    long long end;
+    sqlite3 *db;
+
+    snprintf(path, sizeof(path), "%s/b.db", tmpdir);
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    db = open_wal_db(path);
+    ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO t VALUES (1, x'00')",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_file_control(db, "main",
+                                          SQLITE_FCNTL_JOURNAL_POINTER, &f),
+                     SQLITE_OK);
+    ck_assert_ptr_nonnull(f);
+    memset(frame, 'h', sizeof(frame));
+    memset(page, 'p', sizeof(page));
+    end = file_size(wal);
+
+    /* held, then joined with the write that continues it */
+    ck_assert_int_eq(f->pMethods->xWrite(f, frame, 24, end), SQLITE_OK);
+    ck_assert_int_eq(storage_vfs_held(db), 24);
+    ck_assert_int_eq(file_size(wal), end);
+    ck_assert_int_eq(f->pMethods->xWrite(f, page, 100, end + 24), SQLITE_OK);
+    ck_assert_int_eq(storage_vfs_held(db), 0);
+    ck_assert_int_eq(file_size(wal), end + 124);
+
+    /* a write elsewhere writes the held bytes first, where they belong */
+    ck_assert_int_eq(f->pMethods->xWrite(f, frame, 24, end + 124),
+                     SQLITE_OK);
+    ck_assert_int_eq(f->pMethods->xWrite(f, page, 100, end + 200),
+                     SQLITE_OK);
+    ck_assert_int_eq(file_size(wal), end + 300);
+    {
+        char back[24];
+
+        ck_assert_int_eq(f->pMethods->xRead(f, back, 24, end + 124),
+                         SQLITE_OK);
+        ck_assert_mem_eq(back, frame, 24);
+    }
+
+    /* a sync (and any other call) writes what is held */
+    ck_assert_int_eq(f->pMethods->xWrite(f, frame, 24, end + 300),
+                     SQLITE_OK);
+    ck_assert_int_eq(storage_vfs_held(db), 24);
+    ck_assert_int_eq(f->pMethods->xSync(f, SQLITE_SYNC_NORMAL), SQLITE_OK);
+    ck_assert_int_eq(storage_vfs_held(db), 0);
+    ck_assert_int_eq(file_size(wal), end + 324);
+    sqlite3_close(db);
+}
+END_TEST
+
+/* Files other than a WAL are the wrapped VFS's own: a database file has
+ * the methods of one opened through the default VFS (so shared memory and
+ * mmap work as without this VFS). */
+START_TEST(test_database_file_not_wrapped)
+{
+    char path[128], plain[128];
+    sqlite3_file *f = NULL, *g = NULL;
+    sqlite3 *db, *pdb;
+
+    snprintf(path, sizeof(path), "%s/c.db", tmpdir);
+    snprintf(plain, sizeof(plain), "%s/d.db", tmpdir);
+    db = open_wal_db(path);
+    ck_assert_int_eq(sqlite3_open_v2(plain, &pdb, SQLITE_OPEN_READWRITE |
+                                     SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(pdb, "CREATE TABLE t (k)", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_file_control(db, "main",
+                                          SQLITE_FCNTL_FILE_POINTER, &f),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_file_control(pdb, "main",
+                                          SQLITE_FCNTL_FILE_POINTER, &g),
+                     SQLITE_OK);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_ptr_eq(f->pMethods, g->pMethods);
+    sqlite3_close(pdb);
+    sqlite3_close(db);
+}
+END_TEST
+
+static Suite *
+vfs_suite(void)
+{
+    Suite *s = suite_create("vfs");
+    TCase *tc = tcase_create("vfs");
+
+    tcase_add_checked_fixture(tc, fixture_setup, fixture_teardown);
+    tcase_add_test(tc, test_commits_reach_the_file);
+    tcase_add_test(tc, test_short_write_held_until_next_call);
+    tcase_add_test(tc, test_database_file_not_wrapped);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(vfs_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
