@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* util.c - the shared helpers of util.h: aborting allocation, the string
  * buffer, JSON member helpers, hex, byte comparison, MD5 and the clocks. */
-#include <openssl/evp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,23 +309,118 @@ hex_encode(const uint8_t *p, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-static EVP_MD *md5_md;
-static pthread_once_t md5_once = PTHREAD_ONCE_INIT;
+/* ------------------------------------------------------------------------
+ * MD5 (RFC 1321). Here rather than OpenSSL's: every item operation hashes
+ * its key for placement, a key fits one or two blocks, and EVP_Digest()
+ * spent four times the hashing itself on its context (allocated, set up
+ * and freed per call).
+ * ---------------------------------------------------------------------- */
 
-static void
-md5_fetch(void)
+/* floor(abs(sin(i + 1)) * 2^32) */
+static const uint32_t md5_k[64] = {
+    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee,
+    0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
+    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
+    0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
+    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa,
+    0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+    0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
+    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
+    0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
+    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05,
+    0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039,
+    0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1,
+    0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+};
+
+static uint32_t
+rotl32(uint32_t x, unsigned n)
 {
-    md5_md = EVP_MD_fetch(NULL, "MD5", NULL);
+    return (x << n) | (x >> (32 - n));
+}
+
+/* The four rounds' functions (F and G in forms with one operation
+ * fewer), and one step: a = b + ((a + f(b, c, d) + x + k) <<< s). */
+#define MD5_F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define MD5_G(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
+#define MD5_H(x, y, z) ((x) ^ (y) ^ (z))
+#define MD5_I(x, y, z) ((y) ^ ((x) | ~(z)))
+#define MD5_STEP(f, a, b, c, d, x, k, s) \
+    ((a) += f((b), (c), (d)) + (x) + (k), (a) = rotl32((a), (s)) + (b))
+
+/* Fold one 64-byte block into h: four rounds of 16 steps, each round
+ * taking the message words in its own order. */
+static void
+md5_block(uint32_t h[4], const uint8_t *blk)
+{
+    uint32_t m[16], a = h[0], b = h[1], c = h[2], d = h[3];
+    int i;
+
+    for (i = 0; i < 16; i++)
+        m[i] = (uint32_t)blk[4 * i] | (uint32_t)blk[4 * i + 1] << 8 |
+               (uint32_t)blk[4 * i + 2] << 16 | (uint32_t)blk[4 * i + 3] << 24;
+    for (i = 0; i < 16; i += 4) {
+        MD5_STEP(MD5_F, a, b, c, d, m[i], md5_k[i], 7);
+        MD5_STEP(MD5_F, d, a, b, c, m[i + 1], md5_k[i + 1], 12);
+        MD5_STEP(MD5_F, c, d, a, b, m[i + 2], md5_k[i + 2], 17);
+        MD5_STEP(MD5_F, b, c, d, a, m[i + 3], md5_k[i + 3], 22);
+    }
+    for (i = 16; i < 32; i += 4) {
+        MD5_STEP(MD5_G, a, b, c, d, m[(5 * i + 1) & 15], md5_k[i], 5);
+        MD5_STEP(MD5_G, d, a, b, c, m[(5 * i + 6) & 15], md5_k[i + 1], 9);
+        MD5_STEP(MD5_G, c, d, a, b, m[(5 * i + 11) & 15], md5_k[i + 2], 14);
+        MD5_STEP(MD5_G, b, c, d, a, m[(5 * i + 16) & 15], md5_k[i + 3], 20);
+    }
+    for (i = 32; i < 48; i += 4) {
+        MD5_STEP(MD5_H, a, b, c, d, m[(3 * i + 5) & 15], md5_k[i], 4);
+        MD5_STEP(MD5_H, d, a, b, c, m[(3 * i + 8) & 15], md5_k[i + 1], 11);
+        MD5_STEP(MD5_H, c, d, a, b, m[(3 * i + 11) & 15], md5_k[i + 2], 16);
+        MD5_STEP(MD5_H, b, c, d, a, m[(3 * i + 14) & 15], md5_k[i + 3], 23);
+    }
+    for (i = 48; i < 64; i += 4) {
+        MD5_STEP(MD5_I, a, b, c, d, m[(7 * i) & 15], md5_k[i], 6);
+        MD5_STEP(MD5_I, d, a, b, c, m[(7 * i + 7) & 15], md5_k[i + 1], 10);
+        MD5_STEP(MD5_I, c, d, a, b, m[(7 * i + 14) & 15], md5_k[i + 2], 15);
+        MD5_STEP(MD5_I, b, c, d, a, m[(7 * i + 21) & 15], md5_k[i + 3], 21);
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
 }
 
 void
 md5_bytes(const void *p, size_t n, uint8_t out[16])
 {
-    unsigned int len = 0;
+    uint32_t h[4] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 };
+    const uint8_t *s = p;
+    uint8_t tail[128];
+    uint64_t bits = (uint64_t)n * 8;
+    size_t rest, tlen;
 
-    pthread_once(&md5_once, md5_fetch);
-    if (md5_md == NULL || EVP_Digest(p, n, out, &len, md5_md, NULL) != 1)
-        memset(out, 0, 16);
+    for (; n >= 64; s += 64, n -= 64)
+        md5_block(h, s);
+    /* the rest, 0x80, zeros to 56 mod 64, the length in bits (LE) */
+    rest = n;
+    tlen = rest < 56 ? 64 : 128;
+    if (rest > 0)
+        memcpy(tail, s, rest);
+    tail[rest] = 0x80;
+    memset(tail + rest + 1, 0, tlen - rest - 1 - 8);
+    for (int i = 0; i < 8; i++)
+        tail[tlen - 8 + i] = (uint8_t)(bits >> (8 * i));
+    md5_block(h, tail);
+    if (tlen == 128)
+        md5_block(h, tail + 64);
+    for (int i = 0; i < 4; i++) {
+        out[4 * i] = (uint8_t)h[i];
+        out[4 * i + 1] = (uint8_t)(h[i] >> 8);
+        out[4 * i + 2] = (uint8_t)(h[i] >> 16);
+        out[4 * i + 3] = (uint8_t)(h[i] >> 24);
+    }
 }
 
 int

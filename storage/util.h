@@ -94,9 +94,7 @@ void hex_encode(const uint8_t *p, size_t n, char *out);
 int hex_digit(int c);
 /* Unsigned byte order, a proper prefix first: <0, 0, >0 (-1, 0, 1). */
 int bytes_cmp(const void *a, size_t alen, const void *b, size_t blen);
-/* MD5 of n bytes into out (zeros should OpenSSL fail). The digest is
- * fetched from OpenSSL once: EVP_md5() fetches it on every call, which
- * cost three times the hashing of a key. */
+/* MD5 (RFC 1321) of n bytes into out. */
 void md5_bytes(const void *p, size_t n, uint8_t out[16]);
 
 /* ------------------------------------------------------------------------

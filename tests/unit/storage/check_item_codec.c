@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "api/proto/av.h"
 #include "storage/storage.h"
+#include "storage/util.h"
 
 static long
 enc(const char *json, uint8_t *out)
@@ -147,6 +150,41 @@ END_TEST
 /* ------------------------------------------------------------------------
  * hash
  * ---------------------------------------------------------------------- */
+
+/* md5_bytes() is MD5: RFC 1321's test suite, and OpenSSL's digest of
+ * every length from 0 to 300 bytes (one, two and several blocks, and
+ * each padding case around 55, 56 and 64 bytes). */
+START_TEST(test_item_codec_md5)
+{
+    static const struct { const char *in, *hex; } rfc[] = {
+        { "", "d41d8cd98f00b204e9800998ecf8427e" },
+        { "a", "0cc175b9c0f1b6a831c399e269772661" },
+        { "abc", "900150983cd24fb0d6963f7d28e17f72" },
+        { "message digest", "f96b697d7cb7938d525a2f31aaf161d0" },
+        { "abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b" },
+        { "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+          "d174ab98d277d9f5a5611c2c9f419d9f" },
+        { "1234567890123456789012345678901234567890123456789012345678901234"
+          "5678901234567890", "57edf4a22be3c955ac49da2e2107b67a" },
+    };
+    uint8_t buf[300], got[16], want[16];
+    char hex[33];
+    unsigned int len;
+
+    for (size_t i = 0; i < sizeof(rfc) / sizeof(rfc[0]); i++) {
+        md5_bytes(rfc[i].in, strlen(rfc[i].in), got);
+        hex_encode(got, 16, hex);
+        ck_assert_str_eq(hex, rfc[i].hex);
+    }
+    for (size_t i = 0; i < sizeof(buf); i++)
+        buf[i] = (uint8_t)(i * 131 + 7);
+    for (size_t n = 0; n <= sizeof(buf); n++) {
+        ck_assert_int_eq(EVP_Digest(buf, n, want, &len, EVP_md5(), NULL), 1);
+        md5_bytes(buf, n, got);
+        ck_assert_msg(memcmp(got, want, 16) == 0, "length %zu", n);
+    }
+}
+END_TEST
 
 /* DynamoDB's key hash: MD5 of "Outliers" and the key's bytes (the values
  * below are MD5 itself, computed apart from the code). */
@@ -485,6 +523,7 @@ item_codec_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("hash");
+    tcase_add_test(tc, test_item_codec_md5);
     tcase_add_test(tc, test_item_codec_hash);
     tcase_add_loop_test(tc, test_item_codec_num_hashkey, 0,
                         (int)(sizeof(num_hash_cases) /
