@@ -34,6 +34,11 @@ char key_def_type(const json_t *defs, const char *name);
 /* Read KeySchema + AttributeDefinitions from a table description. */
 int key_schema_from_desc(const json_t *desc, struct key_schema *ks,
                          struct ddb_err *err);
+/* The same for a published description (one nothing changes again: a
+ * table's change installs a new object), remembered per thread for the
+ * last few such descriptions. */
+int key_schema_of(const json_t *desc, struct key_schema *ks,
+                  struct ddb_err *err);
 
 /*
  * Validate one AttributeValue the way DynamoDB does (exactly one type key,

@@ -4,6 +4,9 @@
  * DynamoDB's messages. Declared in av.h with the AttributeValues they
  * read. */
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/proto/av.h"
@@ -70,6 +73,85 @@ key_schema_from_desc(const json_t *desc, struct key_schema *ks,
     }
     if (ks->hash_type == 0)
         return ddb_err_set(err, DDB_INTERNAL, "key schema has no HASH key");
+    return 0;
+}
+
+/*
+ * Every item operation reads its table's key schema: 1,800 instructions of
+ * JSON lookups in the description. Descriptions are immutable once
+ * published, so each thread remembers the schema of the last
+ * KS_CACHE_SLOTS descriptions it read, each held by a reference (an
+ * address in the cache cannot come back as another description's). The
+ * references go with the thread.
+ */
+#define KS_CACHE_SLOTS 4
+
+struct ks_cache {
+    unsigned next;                      /* the slot replaced next */
+    struct {
+        json_t *desc;
+        struct key_schema ks;
+    } slot[KS_CACHE_SLOTS];
+};
+
+static pthread_key_t ks_key;
+static pthread_once_t ks_once = PTHREAD_ONCE_INIT;
+static bool ks_key_ok;
+
+static void
+ks_cache_free(void *p)
+{
+    struct ks_cache *c = p;
+
+    for (unsigned i = 0; i < KS_CACHE_SLOTS; i++)
+        json_decref(c->slot[i].desc);
+    free(c);
+}
+
+static void
+ks_key_create(void)
+{
+    ks_key_ok = pthread_key_create(&ks_key, ks_cache_free) == 0;
+}
+
+/* This thread's cache, made on first use; NULL if that failed. */
+static struct ks_cache *
+ks_cache(void)
+{
+    struct ks_cache *c;
+
+    pthread_once(&ks_once, ks_key_create);
+    if (!ks_key_ok)
+        return NULL;
+    c = pthread_getspecific(ks_key);
+    if (c == NULL && (c = calloc(1, sizeof(*c))) != NULL &&
+        pthread_setspecific(ks_key, c) != 0) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+int
+key_schema_of(const json_t *desc, struct key_schema *ks, struct ddb_err *err)
+{
+    struct ks_cache *c = ks_cache();
+    unsigned i;
+
+    if (c != NULL)
+        for (i = 0; i < KS_CACHE_SLOTS; i++)
+            if (c->slot[i].desc == desc) {
+                *ks = c->slot[i].ks;
+                return 0;
+            }
+    if (key_schema_from_desc(desc, ks, err) != 0)
+        return -1;
+    if (c != NULL) {
+        i = c->next++ % KS_CACHE_SLOTS;
+        json_decref(c->slot[i].desc);
+        c->slot[i].desc = json_incref((json_t *)desc);
+        c->slot[i].ks = *ks;
+    }
     return 0;
 }
 

@@ -324,7 +324,7 @@ table_ref_open(struct api_ctx *ctx, const json_t *req, struct table_ref *ot,
         ddb_err_set(err, DDB_INTERNAL, "table has no description");
         goto out;
     }
-    if (key_schema_from_desc(desc, &ot->ks, err) != 0)
+    if (key_schema_of(desc, &ot->ks, err) != 0)
         goto out;
     ot->name = stable_name(ot->t);
     rc = 0;

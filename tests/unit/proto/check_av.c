@@ -4,6 +4,7 @@
  * and order, key schema parsing and storage key building. */
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,65 @@ START_TEST(test_item_key_schema)
 }
 END_TEST
 
+/* key_schema_of(): each description's own schema, from a per-thread
+ * cache that holds a reference to each description it remembers, drops
+ * it when the description is pushed out, and with the thread. */
+static const char desc_id_only[] =
+    "{\"KeySchema\": [{\"AttributeName\": \"id\", \"KeyType\": \"HASH\"}],"
+    " \"AttributeDefinitions\": [{\"AttributeName\": \"id\","
+    " \"AttributeType\": \"B\"}]}";
+
+static void *
+schema_in_thread(void *desc)
+{
+    struct key_schema ks;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(key_schema_of(desc, &ks, &err), 0);
+    ck_assert_str_eq(ks.hash_name, "id");
+    return NULL;
+}
+
+START_TEST(test_item_key_schema_cached)
+{
+    json_t *a = js(desc_hash_range), *b = js(desc_id_only), *other[4];
+    struct key_schema ks;
+    struct ddb_err err;
+    pthread_t th;
+
+    ddb_err_init(&err);
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(key_schema_of(a, &ks, &err), 0);
+        ck_assert_str_eq(ks.hash_name, "pk");
+        ck_assert_str_eq(ks.range_name, "sk");
+        ck_assert_int_eq(ks.range_type, 'N');
+        ck_assert_int_eq(key_schema_of(b, &ks, &err), 0);
+        ck_assert_str_eq(ks.hash_name, "id");
+        ck_assert_int_eq(ks.hash_type, 'B');
+        ck_assert_int_eq(ks.range_type, 0);
+    }
+    ck_assert_uint_eq(a->refcount, 2);          /* the cache's reference */
+    ck_assert_uint_eq(b->refcount, 2);
+    for (int i = 0; i < 4; i++) {               /* push a and b out */
+        other[i] = js(desc_id_only);
+        ck_assert_int_eq(key_schema_of(other[i], &ks, &err), 0);
+    }
+    ck_assert_uint_eq(a->refcount, 1);
+    ck_assert_uint_eq(b->refcount, 1);
+    ck_assert_int_eq(key_schema_from_desc(a, &ks, &err), 0);
+    ck_assert_uint_eq(a->refcount, 1);          /* the uncached form */
+    /* another thread's cache lets go when the thread ends */
+    ck_assert_int_eq(pthread_create(&th, NULL, schema_in_thread, b), 0);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    ck_assert_uint_eq(b->refcount, 1);
+    json_decref(a);
+    json_decref(b);
+    for (int i = 0; i < 4; i++)
+        json_decref(other[i]);
+}
+END_TEST
+
 static const struct {
     const char *item;
     bool is_key_map;
@@ -758,6 +818,7 @@ item_suite(void)
 
     tc = tcase_create("keys");
     tcase_add_test(tc, test_item_key_schema);
+    tcase_add_test(tc, test_item_key_schema_cached);
     tcase_add_loop_test(tc, test_item_key_errors, 0,
                         sizeof(key_err_cases) / sizeof(key_err_cases[0]));
     tcase_add_test(tc, test_item_key_binary_empty);
