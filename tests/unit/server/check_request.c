@@ -4,6 +4,7 @@
  * once), malformed input, pipelining, feeding a byte at a time, and the
  * body budget. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,45 @@ START_TEST(test_request_malformed)
 }
 END_TEST
 
+/* Header value bytes, checked eight at a time: each byte value at each
+ * position of a 40-byte value (every offset within a word, and the tail)
+ * is refused exactly when it is a control character other than tab, or
+ * DEL. */
+START_TEST(test_request_field_bytes)
+{
+    static const unsigned char bytes[] = {
+        0x01, 0x08, 0x09, 0x0b, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xa0,
+        0xff,
+    };
+
+    for (size_t b = 0; b < sizeof(bytes); b++) {
+        bool ok = bytes[b] == 0x09 || (bytes[b] >= 0x20 && bytes[b] != 0x7f);
+
+        for (int pos = 0; pos < 40; pos++) {
+            char buf[128], value[41];
+            struct http_request rq;
+
+            memset(value, 'v', 40);
+            value[40] = '\0';
+            value[pos] = (char)bytes[b];
+            snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n"
+                     "X: %s\r\n\r\n", value);
+            request_init(&rq, NULL);
+            feed_str(&rq, buf);
+            if (ok) {
+                ck_assert_msg(rq.state == RQ_DONE, "byte 0x%02x at %d: %d",
+                              bytes[b], pos, rq.state);
+            } else {
+                ck_assert_msg(rq.state == RQ_ERROR, "byte 0x%02x at %d",
+                              bytes[b], pos);
+                ck_assert_str_eq(rq.err_msg, "Malformed header line");
+            }
+            request_fini(&rq);
+        }
+    }
+}
+END_TEST
+
 /* RFC 9112 6.1: both framings at once are refused and the connection
  * closed; so are other transfer codings and a bad Content-Length. */
 START_TEST(test_request_framing)
@@ -505,6 +545,7 @@ request_suite(void)
     tcase_set_timeout(tc, 60);          /* 20,000 mutations under ASan */
     tcase_add_test(tc, test_request_head_limits);
     tcase_add_test(tc, test_request_malformed);
+    tcase_add_test(tc, test_request_field_bytes);
     tcase_add_test(tc, test_request_framing);
     tcase_add_test(tc, test_request_chunked);
     tcase_add_test(tc, test_request_chunked_total);
