@@ -19,16 +19,28 @@ enum mix_member {
     MIX_MEMBERS                                     /* how many */
 };
 
-static const char *const mix_members[MIX_MEMBERS] = {
-    "AttributeUpdates", "AttributesToGet", "Expected", "QueryFilter",
-    "ScanFilter", "ConditionalOperator", "KeyConditions",
-    "UpdateExpression", "ProjectionExpression", "ConditionExpression",
-    "FilterExpression", "KeyConditionExpression"
+/* The names, and two more members the checks look for (bits MIX_EAN
+ * and MIX_EAV, past the mix members). */
+#define MEMBER(s) { s, sizeof(s) - 1 }
+static const struct {
+    const char *name;
+    size_t len;
+} mix_members[MIX_MEMBERS + 2] = {
+    MEMBER("AttributeUpdates"), MEMBER("AttributesToGet"),
+    MEMBER("Expected"), MEMBER("QueryFilter"), MEMBER("ScanFilter"),
+    MEMBER("ConditionalOperator"), MEMBER("KeyConditions"),
+    MEMBER("UpdateExpression"), MEMBER("ProjectionExpression"),
+    MEMBER("ConditionExpression"), MEMBER("FilterExpression"),
+    MEMBER("KeyConditionExpression"),
+    MEMBER("ExpressionAttributeNames"), MEMBER("ExpressionAttributeValues"),
 };
+#undef MEMBER
 
 #define MIX(m) (1u << (m))
 #define NX_ALL (MIX(EX_UPDATE) - 1)                 /* every non-expression */
 #define EX_ALL (MIX(MIX_MEMBERS) - 1 - NX_ALL)      /* every expression */
+#define MIX_EAN MIX(MIX_MEMBERS)                    /* ExpressionAttributeNames */
+#define MIX_EAV MIX(MIX_MEMBERS + 1)                /* ...Values */
 
 /* What each operation accepts, and how it words "ExpressionAttributeValues
  * can only be specified when using expressions: ..." (NULL: the operation
@@ -133,28 +145,49 @@ member_set(struct strbuf *b, unsigned mask)
     for (m = 0; m < MIX_MEMBERS; m++) {
         if (!(mask & MIX(m)))
             continue;
-        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[m]);
+        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[m].name);
         first = false;
     }
     strbuf_putc(b, '}');
+}
+
+/* The members of mix_members[] that req has, not null, as a mask: one
+ * pass over req's members (a handful) instead of a lookup per name. */
+static unsigned
+mix_present(const json_t *req)
+{
+    const char *k;
+    size_t klen;
+    json_t *v;
+    unsigned has = 0;
+
+    json_object_keylen_foreach((json_t *)req, k, klen, v) {
+        if (json_is_null(v))
+            continue;
+        for (int i = 0; i < MIX_MEMBERS + 2; i++)
+            if (mix_members[i].len == klen &&
+                memcmp(mix_members[i].name, k, klen) == 0) {
+                has |= MIX(i);
+                break;
+            }
+    }
+    return has;
 }
 
 int
 legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
 {
     const struct mix_op *m = op != NULL ? mix_op_find(op) : NULL;
-    unsigned has = 0, nx, ex;
+    unsigned present, has, nx, ex;
     size_t nconds;
-    int i;
 
     if (!json_is_object(req))
         return 0;
     if (m == NULL)
         m = op != NULL ? &mix_any : mix_op_guess(req);
 
-    for (i = 0; i < MIX_MEMBERS; i++)
-        if ((m->members & MIX(i)) && json_has(req, mix_members[i]))
-            has |= MIX(i);
+    present = mix_present(req);
+    has = present & m->members;
     nx = has & NX_ALL;
     ex = has & EX_ALL;
     /* KeyConditions mixes only with KeyConditionExpression: KeyConditions
@@ -174,11 +207,11 @@ legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
         strbuf_free(&b);
         return -1;
     }
-    if (json_has(req, "ExpressionAttributeNames") && ex == 0)
+    if ((present & MIX_EAN) && ex == 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "ExpressionAttributeNames can only be specified "
                            "when using expressions");
-    if (json_has(req, "ExpressionAttributeValues") && m->values_msg != NULL &&
+    if ((present & MIX_EAV) && m->values_msg != NULL &&
         (ex & m->value_exprs) == 0)
         return ddb_err_set(err, DDB_VALIDATION,
                            "ExpressionAttributeValues can only be specified "
@@ -186,8 +219,7 @@ legacy_check_mix_op(const json_t *req, const char *op, struct ddb_err *err)
 
     /* ConditionalOperator needs an Expected/QueryFilter/ScanFilter with two
      * or more conditions; KeyConditions do not count. */
-    if (json_has(req, "ConditionalOperator") &&
-        (m->members & MIX(NX_CONDITIONAL_OPERATOR))) {
+    if (has & MIX(NX_CONDITIONAL_OPERATOR)) {
         nconds = 0;
         if (m->members & MIX(NX_EXPECTED))
             nconds += json_object_size(json_object_get(req, "Expected"));

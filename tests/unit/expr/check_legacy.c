@@ -68,6 +68,11 @@ static const struct {
       NULL, NULL },
     { "{'TableName': 'abc', 'ScanFilter': {'a': {}, 'b': {}},"
       " 'ConditionalOperator': 'OR'}", NULL, NULL },
+    /* A member the operation does not have is not looked at. */
+    { "{'TableName': 'abc', 'Key': {}, 'ConditionalOperator': 'OR'}",
+      "GetItem", NULL },
+    { "{'TableName': 'abc', 'Key': {}, 'UpdateExpression': 'SET a = b',"
+      " 'AttributesToGet': ['a']}", "DeleteItem", NULL },
 
     /* The mix, with DynamoDB's member order on each side. */
     { "{'TableName': 'abc', 'Key': {}, 'AttributesToGet': ['a'],"
