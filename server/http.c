@@ -529,7 +529,8 @@ finish(const struct http_request *rq, struct reply *r, bool cors,
        struct http_response *resp)
 {
     enum http_coding enc = CODING_NONE;
-    char rid[53], crc[16];
+    char rid[53];
+    uLong crc;
 
     if (r->body == NULL) {
         r->body = xmalloc(1);
@@ -547,8 +548,7 @@ finish(const struct http_request *rq, struct reply *r, bool cors,
         r->body = z;
         r->len = n;
     }
-    snprintf(crc, sizeof(crc), "%lu",
-             crc32(0L, (const Bytef *)r->body, (uInt)r->len));
+    crc = crc32(0L, (const Bytef *)r->body, (uInt)r->len);
     request_id(rid);
     resp->status = r->status;
     resp->body = r->body;
@@ -565,7 +565,7 @@ finish(const struct http_request *rq, struct reply *r, bool cors,
     if (enc != CODING_NONE)
         http_response_add(resp, "Content-Encoding", compress_name(enc));
     http_response_add(resp, "x-amzn-RequestId", rid);
-    http_response_add(resp, "x-amz-crc32", crc);
+    http_response_add_uint(resp, "x-amz-crc32", crc);
     if (cors)
         cors_add(rq, resp);
 }

@@ -111,6 +111,15 @@ http_response_add(struct http_response *r, const char *name,
     strbuf_add(&r->head, "\r\n", 2);
 }
 
+void
+http_response_add_uint(struct http_response *r, const char *name, uint64_t v)
+{
+    strbuf_puts(&r->head, name);
+    strbuf_add(&r->head, ": ", 2);
+    strbuf_put_uint(&r->head, v);
+    strbuf_add(&r->head, "\r\n", 2);
+}
+
 static const char *
 reason(unsigned status)
 {

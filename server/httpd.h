@@ -28,6 +28,9 @@ struct http_response {
 /* Add the header line "name: value" to r. */
 void http_response_add(struct http_response *r, const char *name,
                        const char *value);
+/* The same, for a header whose value is the decimal number v. */
+void http_response_add_uint(struct http_response *r, const char *name,
+                            uint64_t v);
 
 /*
  * Called on a worker thread for each request that is complete

@@ -52,15 +52,27 @@ bool
 api_table_stored(const struct api_ctx *ctx, const char *account,
                  const char *name, char *out, size_t outsz)
 {
-    int n;
+    size_t alen = 0, nlen = strlen(name), len, cut;
 
     if (account == NULL)
         account = api_account(ctx);
-    if (strcmp(account, default_account(ctx)) == 0)
-        n = snprintf(out, outsz, "%s", name);
-    else
-        n = snprintf(out, outsz, "%s:%s", account, name);
-    return n >= 0 && (size_t)n < outsz;
+    if (strcmp(account, default_account(ctx)) != 0)
+        alen = strlen(account) + 1;     /* "account:" */
+    len = alen + nlen;
+    if (outsz == 0)
+        return false;
+    /* as snprintf() would: cut to outsz - 1 bytes (every request
+     * comes here: no format to interpret) */
+    cut = len < outsz ? len : outsz - 1;
+    if (alen > 0) {
+        memcpy(out, account, alen - 1 < cut ? alen - 1 : cut);
+        if (alen - 1 < cut)
+            out[alen - 1] = ':';
+    }
+    if (cut > alen)
+        memcpy(out + alen, name, cut - alen);
+    out[cut] = '\0';
+    return len < outsz;
 }
 
 const char *

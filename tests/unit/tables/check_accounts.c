@@ -149,6 +149,24 @@ START_TEST(test_accounts_stored_names)
     ck_assert_str_eq(api_table_owner(&ctx, "T", buf), "000000000000");
     ck_assert_str_eq(api_table_public(A ":T/index/g"), "T/index/g");
     ck_assert(!api_table_stored(&ctx, NULL, "TT", out, 15));
+    /* every room, as snprintf() would cut it */
+    for (size_t room = 1; room <= 20; room++) {
+        char want[64];
+        int n;
+
+        memset(out, '#', sizeof(out));
+        ctx.account = A;
+        n = snprintf(want, room, "%s:%s", A, "Tab");
+        ck_assert_int_eq(api_table_stored(&ctx, NULL, "Tab", out, room),
+                         (size_t)n < room);
+        ck_assert_str_eq(out, want);
+        ck_assert_int_eq(out[room], '#');
+        ctx.account = NULL;
+        n = snprintf(want, room, "%s", "TableName");
+        ck_assert_int_eq(api_table_stored(&ctx, NULL, "TableName", out,
+                                          room), (size_t)n < room);
+        ck_assert_str_eq(out, want);
+    }
 }
 END_TEST
 
