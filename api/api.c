@@ -276,7 +276,7 @@ int
 api_check(const struct api_op *op, struct api_ctx *ctx, const json_t *req,
           void *st, struct ddb_err *err)
 {
-    if (validate_request(op->schema, req, err) != 0)
+    if (validate_request_sized(op->schema, req, ctx->body_len, err) != 0)
         return -1;
     if (op->item != NULL)
         return op->item->prepare(ctx, req, st, err);
@@ -357,6 +357,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     ctx.op = op->name;
     ctx.now_ms = api_now_ms(srv);
     ctx.cap = &cap;
+    ctx.body_len = call->len;
     if (op->item != NULL)
         st = xcalloc(1, op->item->state_size);
     rc = api_check(op, &ctx, req, st, &err);

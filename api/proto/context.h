@@ -77,6 +77,8 @@ struct api_ctx {
     uint64_t now_ms;                /* wall clock at request start */
     const char *host;               /* the Host header the caller used, or
                                        NULL (DescribeEndpoints) */
+    size_t body_len;                /* the request body's bytes, 0: not
+                                       known */
 };
 
 /*

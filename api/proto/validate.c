@@ -1006,6 +1006,13 @@ int
 validate_request(const struct api_schema *s, const json_t *req,
                  struct ddb_err *err)
 {
+    return validate_request_sized(s, req, 0, err);
+}
+
+int
+validate_request_sized(const struct api_schema *s, const json_t *req,
+                       size_t body_len, struct ddb_err *err)
+{
     const struct vfield *fields;
     /* On the stack: an 8 KB malloc per request made glibc consolidate
      * its fast bins each time (3,500 instructions for an UpdateItem). */
@@ -1033,7 +1040,9 @@ validate_request(const struct api_schema *s, const json_t *req,
         return ddb_err_set(err, DDB_VALIDATION,
                            "%u validation error%s detected: %s", ve.n,
                            ve.n > 1 ? "s" : "", ve.buf);
-    if (has_long_name(req, NULL, 0))
+    /* a JSON string's text is never shorter than the string it holds */
+    if ((body_len == 0 || body_len > ATTR_NAME_MAX) &&
+        has_long_name(req, NULL, 0))
         return ddb_err_set(err, DDB_VALIDATION, MSG_NAME_TOO_LARGE);
     return check_values(s, req, err);
 }

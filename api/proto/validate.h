@@ -96,5 +96,10 @@ bool validate_is_name(const char *s, size_t n);
  */
 int validate_request(const struct api_schema *s, const json_t *req,
                      struct ddb_err *err);
+/* The same for a request parsed from body_len bytes (0: not known): a
+ * body shorter than the longest attribute name allowed holds no name
+ * too long, so its strings are not walked for one. */
+int validate_request_sized(const struct api_schema *s, const json_t *req,
+                           size_t body_len, struct ddb_err *err);
 
 #endif
