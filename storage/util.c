@@ -197,6 +197,27 @@ json_get_one(const json_t *o, const char *name)
                : NULL;
 }
 
+void
+json_pick(const json_t *o, const char *const *names, size_t n, json_t **out)
+{
+    const char *k;
+    size_t klen, i;
+    json_t *v;
+
+    for (i = 0; i < n; i++)
+        out[i] = NULL;
+    if (!json_is_object(o))
+        return;
+    json_object_keylen_foreach((json_t *)o, k, klen, v) {
+        for (i = 0; i < n; i++)
+            if (out[i] == NULL && strlen(names[i]) == klen &&
+                memcmp(names[i], k, klen) == 0) {
+                out[i] = v;
+                break;
+            }
+    }
+}
+
 bool
 json_has(const json_t *o, const char *name)
 {

@@ -67,6 +67,11 @@ bool json_has(const json_t *o, const char *name);
  * AttributeValue, whose one key is probed for each type name): that key
  * is compared instead of name hashed and looked up. */
 json_t *json_get_one(const json_t *o, const char *name);
+/* out[i] = json_object_get(o, names[i]) for each of the n names, in one
+ * pass over o's members instead of n hashed lookups (for objects of a
+ * few members, such as requests, probed for many names). */
+void json_pick(const json_t *o, const char *const *names, size_t n,
+               json_t **out);
 /*
  * Read a non-negative integer member. Returns 0 if absent, 1 if read into
  * *out, -1 if present but not a non-negative JSON integer.

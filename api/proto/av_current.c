@@ -288,16 +288,18 @@ cur_conditions(const json_t *conds, char *msg, size_t cap)
 int
 av_current_request(const json_t *req, char *msg, size_t cap)
 {
-    return cur_avmap(json_object_get(req, "Item"), msg, cap) ||
-           cur_avmap(json_object_get(req, "Key"), msg, cap) ||
-           cur_conditions(json_object_get(req, "KeyConditions"), msg, cap) ||
-           cur_conditions(json_object_get(req, "Expected"), msg, cap) ||
-           cur_conditions(json_object_get(req, "QueryFilter"), msg, cap) ||
-           cur_conditions(json_object_get(req, "AttributeUpdates"), msg,
-                          cap) ||
-           cur_avmap(json_object_get(req, "ExpressionAttributeValues"), msg,
-                     cap) ||
-           cur_avmap(json_object_get(req, "ExclusiveStartKey"), msg, cap)
+    /* in the order they are checked */
+    static const char *const names[] = {
+        "Item", "Key", "KeyConditions", "Expected", "QueryFilter",
+        "AttributeUpdates", "ExpressionAttributeValues", "ExclusiveStartKey",
+    };
+    json_t *m[sizeof(names) / sizeof(names[0])];
+
+    json_pick(req, names, sizeof(names) / sizeof(names[0]), m);
+    return cur_avmap(m[0], msg, cap) || cur_avmap(m[1], msg, cap) ||
+           cur_conditions(m[2], msg, cap) || cur_conditions(m[3], msg, cap) ||
+           cur_conditions(m[4], msg, cap) || cur_conditions(m[5], msg, cap) ||
+           cur_avmap(m[6], msg, cap) || cur_avmap(m[7], msg, cap)
                ? -1 : 0;
 }
 

@@ -324,6 +324,33 @@ START_TEST(test_dump)
 }
 END_TEST
 
+/* json_pick(): what json_object_get() gives for each name (present,
+ * null, absent, a name that is another's prefix, a key with U+0000). */
+START_TEST(test_pick)
+{
+    static const char *const names[] = { "Key", "Ke", "Item", "Gone",
+                                          "TableName", "KeyX" };
+    static const char text[] = "{\"TableName\":\"t\",\"Key\":{},"
+                               "\"Item\":null,\"K\\u0000y\":1,\"KeyX\":2}";
+    json_t *o = json_fast_loadb(text, sizeof(text) - 1), *a = json_array();
+    json_t *got[6];
+
+    ck_assert_ptr_nonnull(o);
+    json_pick(o, names, 6, got);
+    for (int i = 0; i < 6; i++)
+        ck_assert_ptr_eq(got[i], json_object_get(o, names[i]));
+    ck_assert_ptr_nonnull(got[0]);
+    ck_assert_ptr_null(got[1]);
+    ck_assert(json_is_null(got[2]));
+    ck_assert_ptr_null(got[3]);
+    json_pick(a, names, 6, got);                /* not an object: none */
+    for (int i = 0; i < 6; i++)
+        ck_assert_ptr_null(got[i]);
+    json_decref(a);
+    json_decref(o);
+}
+END_TEST
+
 START_TEST(test_fuzz)
 {
     char buf[4096];
@@ -377,6 +404,7 @@ json_fast_suite(void)
     tcase_add_test(tc, test_declines);
     tcase_add_test(tc, test_depth);
     tcase_add_test(tc, test_dump);
+    tcase_add_test(tc, test_pick);
     tcase_add_test(tc, test_fuzz);
     tcase_set_timeout(tc, 60);          /* make check runs the fuzz and
                                            soak scripts beside it */
