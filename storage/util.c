@@ -198,6 +198,21 @@ json_get_one(const json_t *o, const char *name)
 }
 
 void
+json_probe_init(struct json_probe *p, const json_t *o)
+{
+    void *it;
+
+    p->o = o;
+    p->key = NULL;
+    if (json_object_size(o) != 1)
+        return;                         /* probed by lookup */
+    it = json_object_iter((json_t *)o);
+    p->key = json_object_iter_key(it);
+    p->key_len = json_object_iter_key_len(it);
+    p->val = json_object_iter_value(it);
+}
+
+void
 json_pick(const json_t *o, const char *const *names, size_t n, json_t **out)
 {
     const char *k;

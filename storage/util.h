@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include <jansson.h>
 
 /* ------------------------------------------------------------------------
@@ -67,6 +69,29 @@ bool json_has(const json_t *o, const char *name);
  * AttributeValue, whose one key is probed for each type name): that key
  * is compared instead of name hashed and looked up. */
 json_t *json_get_one(const json_t *o, const char *name);
+/* One object probed for many names (an AttributeValue for each type
+ * name): its only member is read once, each probe compares that key.
+ * json_probe_get() is json_object_get(o, name) as o was at
+ * json_probe_init(); a member replaced since is not to be probed again. */
+struct json_probe {
+    const json_t *o;
+    const char *key;                /* the only member's, or NULL */
+    size_t key_len;
+    json_t *val;
+};
+
+void json_probe_init(struct json_probe *p, const json_t *o);
+
+static inline json_t *
+json_probe_get(const struct json_probe *p, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (p->key == NULL)
+        return json_object_get(p->o, name);
+    return n == p->key_len && memcmp(p->key, name, n) == 0 ? p->val : NULL;
+}
+
 /* out[i] = json_object_get(o, names[i]) for each of the n names, in one
  * pass over o's members instead of n hashed lookups (for objects of a
  * few members, such as requests, probed for many names). */

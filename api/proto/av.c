@@ -612,6 +612,7 @@ val_children(json_t *v, bool is_map, int depth, struct ddb_err *err)
 static int
 val_av(json_t *av, int depth, struct ddb_err *err)
 {
+    struct json_probe pr;
     json_t *v;
     size_t i, ntypes = 0;
 
@@ -620,7 +621,8 @@ val_av(json_t *av, int depth, struct ddb_err *err)
     if (!json_is_object(av))
         return ddb_err_set(err, DDB_VALIDATION, MSG_EMPTY_AV);
 
-#define MEMBER(name) ((v = json_get_one(av, name)) != NULL && \
+    json_probe_init(&pr, av);
+#define MEMBER(name) ((v = json_probe_get(&pr, name)) != NULL && \
                       !json_is_null(v) && ++ntypes)
     if (MEMBER("S")) {
         /* any string, even empty, is fine outside keys */

@@ -211,22 +211,24 @@ cur_set(const json_t *arr, char type, char *msg, size_t cap)
 static int
 cur_value(const json_t *av, int depth, char *msg, size_t cap)
 {
+    struct json_probe pr;
     const char *k;
     json_t *x;
     size_t i;
 
     if (!json_is_object(av) || depth > ITEM_DEPTH_MAX + 1)
         return 0;
-    if ((x = json_get_one(av, "N")) != NULL &&
+    json_probe_init(&pr, av);
+    if ((x = json_probe_get(&pr, "N")) != NULL &&
         cur_number(x, msg, cap) != 0)
         return -1;
-    if ((x = json_get_one(av, "SS")) != NULL && cur_set(x, 'S', msg, cap))
+    if ((x = json_probe_get(&pr, "SS")) != NULL && cur_set(x, 'S', msg, cap))
         return -1;
-    if ((x = json_get_one(av, "NS")) != NULL && cur_set(x, 'N', msg, cap))
+    if ((x = json_probe_get(&pr, "NS")) != NULL && cur_set(x, 'N', msg, cap))
         return -1;
-    if ((x = json_get_one(av, "BS")) != NULL && cur_set(x, 'B', msg, cap))
+    if ((x = json_probe_get(&pr, "BS")) != NULL && cur_set(x, 'B', msg, cap))
         return -1;
-    if ((x = json_get_one(av, "M")) != NULL && json_is_object(x)) {
+    if ((x = json_probe_get(&pr, "M")) != NULL && json_is_object(x)) {
         json_t *m = x;
 
         json_object_foreach(m, k, x) {
@@ -234,7 +236,7 @@ cur_value(const json_t *av, int depth, char *msg, size_t cap)
                 return -1;
         }
     }
-    if ((x = json_get_one(av, "L")) != NULL && json_is_array(x)) {
+    if ((x = json_probe_get(&pr, "L")) != NULL && json_is_array(x)) {
         const json_t *l = x;
 
         json_array_foreach(l, i, x) {

@@ -351,6 +351,31 @@ START_TEST(test_pick)
 }
 END_TEST
 
+/* json_probe_get(): json_object_get() for an object of one member (its
+ * key compared), of none and of several (looked up). */
+START_TEST(test_probe)
+{
+    static const char *const names[] = { "N", "NS", "", "S", "SS", "NULL" };
+    static const char *const texts[] = {
+        "{\"NS\":[\"1\"]}", "{\"N\":\"1\"}", "{}", "{\"S\":\"a\",\"N\":\"1\"}",
+        "{\"\":1}", "{\"N\\u0000\":1}",
+    };
+
+    for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+        json_t *o = json_fast_loadb(texts[t], strlen(texts[t]));
+        struct json_probe pr;
+
+        ck_assert_ptr_nonnull(o);
+        json_probe_init(&pr, o);
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            ck_assert_msg(json_probe_get(&pr, names[i]) ==
+                          json_object_get(o, names[i]), "%s in %s", names[i],
+                          texts[t]);
+        json_decref(o);
+    }
+}
+END_TEST
+
 START_TEST(test_fuzz)
 {
     char buf[4096];
@@ -405,6 +430,7 @@ json_fast_suite(void)
     tcase_add_test(tc, test_depth);
     tcase_add_test(tc, test_dump);
     tcase_add_test(tc, test_pick);
+    tcase_add_test(tc, test_probe);
     tcase_add_test(tc, test_fuzz);
     tcase_set_timeout(tc, 60);          /* make check runs the fuzz and
                                            soak scripts beside it */
