@@ -6,6 +6,8 @@
 
 #include <gmp.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,11 +359,65 @@ out:
     return rc;
 }
 
+/*
+ * Counters: both operands canonical integers of at most 18 digits ("0",
+ * "-42"), whose sum fits an int64_t and is a valid Number, written as
+ * dec_format() would. *v gets the value; false for any other text (GMP
+ * then decides).
+ */
+#define SMALL_INT_DIGITS 18
+
+static bool
+small_int(const char *s, int64_t *v)
+{
+    const char *d = s + (*s == '-');
+    int64_t n = 0;
+    size_t i;
+
+    if (d[0] == '0') {                 /* "0" alone: no "-0", no "01" */
+        if (d[1] != '\0' || d != s)
+            return false;
+        *v = 0;
+        return true;
+    }
+    for (i = 0; d[i] >= '0' && d[i] <= '9'; i++) {
+        if (i == SMALL_INT_DIGITS)
+            return false;
+        n = n * 10 + (d[i] - '0');
+    }
+    if (i == 0 || d[i] != '\0')
+        return false;
+    *v = d == s ? n : -n;
+    return true;
+}
+
+static void
+small_int_format(int64_t v, char *out)
+{
+    char d[20];
+    size_t n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+    do
+        d[sizeof(d) - ++n] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *out++ = '-';
+    memcpy(out, d + sizeof(d) - n, n);
+    out[n] = '\0';
+}
+
 /* out = a + b exactly (canonical in, canonical out); -1 with DynamoDB's
  * message when the result is not a storable Number. */
 int
 num_add(const char *a, const char *b, char *out, struct ddb_err *err)
 {
+    int64_t x, y;
+
+    if (a != NULL && b != NULL && small_int(a, &x) && small_int(b, &y)) {
+        small_int_format(x + y, out);
+        return 0;
+    }
     return num_addsub(a, b, 0, out, err);
 }
 
@@ -369,6 +425,12 @@ num_add(const char *a, const char *b, char *out, struct ddb_err *err)
 int
 num_sub(const char *a, const char *b, char *out, struct ddb_err *err)
 {
+    int64_t x, y;
+
+    if (a != NULL && b != NULL && small_int(a, &x) && small_int(b, &y)) {
+        small_int_format(x - y, out);
+        return 0;
+    }
     return num_addsub(a, b, 1, out, err);
 }
 

@@ -319,6 +319,59 @@ START_TEST(test_number_arith)
 }
 END_TEST
 
+/* Integer operands (counters), the small ones added without GMP: every
+ * sign and size around the 18-digit cut, compared with GMP's integer
+ * sums, and text that is not a canonical integer ("-0", "007", "1.5",
+ * "1E+2") still right. */
+START_TEST(test_number_arith_integers)
+{
+    static const char *const ints[] = {
+        "0", "1", "-1", "9", "10", "-10", "99", "12345",
+        "999999999999999999", "-999999999999999999",
+        "100000000000000000", "1000000000000000000", "-1000000000000000000",
+        "9999999999999999999", "123456789012345678901234567890",
+    };
+    struct ddb_err err;
+    char out[NUM_TEXT_MAX];
+    mpz_t x, y, r;
+
+    mpz_inits(x, y, r, NULL);
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+        for (size_t j = 0; j < sizeof(ints) / sizeof(ints[0]); j++)
+            for (int sub = 0; sub < 2; sub++) {
+                char *want;
+
+                ddb_err_init(&err);
+                ck_assert_int_eq(sub ? num_sub(ints[i], ints[j], out, &err)
+                                     : num_add(ints[i], ints[j], out, &err),
+                                 0);
+                mpz_set_str(x, ints[i], 10);
+                mpz_set_str(y, ints[j], 10);
+                if (sub)
+                    mpz_sub(r, x, y);
+                else
+                    mpz_add(r, x, y);
+                want = mpz_get_str(NULL, 10, r);
+                ck_assert_msg(strcmp(out, want) == 0, "%s %c %s = %s, not %s",
+                              ints[i], sub ? '-' : '+', ints[j], out, want);
+                free(want);
+            }
+    mpz_clears(x, y, r, NULL);
+    ddb_err_init(&err);
+    ck_assert_int_eq(num_add("-0", "5", out, &err), 0);
+    ck_assert_str_eq(out, "5");
+    ck_assert_int_eq(num_add("007", "1", out, &err), 0);
+    ck_assert_str_eq(out, "8");
+    ck_assert_int_eq(num_add("1.5", "1", out, &err), 0);
+    ck_assert_str_eq(out, "2.5");
+    ck_assert_int_eq(num_sub("1E+2", "1", out, &err), 0);
+    ck_assert_str_eq(out, "99");
+    ck_assert_int_eq(num_add("1-", "1", out, &err), -1);
+    ck_assert_int_eq(num_add("-", "1", out, &err), -1);
+    ck_assert_int_eq(num_add("", "1", out, &err), -1);
+}
+END_TEST
+
 static const struct { const char *a, *op, *b, *msg; } arith_err_cases[] = {
     { "9e125", "+", "9e125", MSG_OVERFLOW },
     { "9e125", "-", "-9e125", MSG_OVERFLOW },
@@ -696,6 +749,7 @@ number_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("arith");
+    tcase_add_test(tc, test_number_arith_integers);
     tcase_add_loop_test(tc, test_number_arith, 0,
                         sizeof(arith_cases) / sizeof(arith_cases[0]));
     tcase_add_loop_test(tc, test_number_arith_errors, 0,
