@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "storage/storage.h"
+#include "storage/util.h"
 
 /* Range of the adjusted exponent E, where |v| = d.ddd x 10^E. */
 #define NUM_EXP_MIN (-130)
@@ -394,17 +395,9 @@ small_int(const char *s, int64_t *v)
 static void
 small_int_format(int64_t v, char *out)
 {
-    char d[20];
-    size_t n = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-    do
-        d[sizeof(d) - ++n] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
     if (v < 0)
         *out++ = '-';
-    memcpy(out, d + sizeof(d) - n, n);
-    out[n] = '\0';
+    uint_dec(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, out);
 }
 
 /* out = a + b exactly (canonical in, canonical out); -1 with DynamoDB's

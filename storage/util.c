@@ -112,13 +112,23 @@ strbuf_puts(struct strbuf *b, const char *s)
 void
 strbuf_put_uint(struct strbuf *b, uint64_t v)
 {
+    char d[UINT_DEC_MAX];
+
+    strbuf_add(b, d, uint_dec(v, d));
+}
+
+size_t
+uint_dec(uint64_t v, char *out)
+{
     char d[20];
     size_t n = 0;
 
     do
         d[sizeof(d) - ++n] = (char)('0' + v % 10);
     while ((v /= 10) != 0);
-    strbuf_add(b, d + sizeof(d) - n, n);
+    memcpy(out, d + sizeof(d) - n, n);
+    out[n] = '\0';
+    return n;
 }
 
 void

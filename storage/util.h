@@ -49,6 +49,10 @@ void strbuf_putc(struct strbuf *b, char c);
 /* Append v in decimal (what "%llu" would print, without printf's cost on
  * the per-request paths). */
 void strbuf_put_uint(struct strbuf *b, uint64_t v);
+/* v in decimal into out (UINT_DEC_MAX bytes, NUL included); returns the
+ * digits' count. */
+#define UINT_DEC_MAX 21
+size_t uint_dec(uint64_t v, char *out);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(struct strbuf *b, const char *fmt, va_list ap);
