@@ -192,6 +192,28 @@ api_reply_json(struct api_reply *out, unsigned status, const json_t *body)
     out->len = strlen(s);
 }
 
+/* out's body, a JSON object, with member "Item" = the JSON text text (n
+ * bytes) put first: {"Item":TEXT} or {"Item":TEXT,...}. */
+static void
+reply_put_item(struct api_reply *out, const char *text, size_t n)
+{
+    static const char head[] = "{\"Item\":";
+    size_t hl = sizeof(head) - 1, rest = out->len - 1, pos;
+    char *b = xmalloc(hl + n + 1 + rest + 1);
+
+    memcpy(b, head, hl);
+    memcpy(b + hl, text, n);
+    pos = hl + n;
+    if (out->len > 2)                   /* not "{}" */
+        b[pos++] = ',';
+    memcpy(b + pos, out->body + 1, rest);       /* through the '}' */
+    pos += rest;
+    b[pos] = '\0';
+    free(out->body);
+    out->body = b;
+    out->len = pos;
+}
+
 void
 api_reply_error(struct api_reply *out, const struct ddb_err *err)
 {
@@ -340,6 +362,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     int rc;
 
     memset(out, 0, sizeof(*out));
+    memset(&ctx, 0, sizeof(ctx));
     ddb_err_init(&err);
     capacity_init(&cap);
     if (call->len > 0)
@@ -348,7 +371,6 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     if (op == NULL)
         goto out;
 
-    memset(&ctx, 0, sizeof(ctx));
     ctx.srv = srv;
     ctx.region = call->region;
     ctx.access_key = call->access_key;
@@ -382,7 +404,10 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
             json_object_set_new(resp, "ConsumedCapacity", cc);
     }
     api_reply_json(out, 200, resp);
+    if (ctx.reply_item != NULL && out->status == 200 && out->len >= 2)
+        reply_put_item(out, ctx.reply_item, ctx.reply_item_len);
 out:
+    free(ctx.reply_item);
     if (st != NULL) {
         op->item->fini(st);
         free(st);

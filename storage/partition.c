@@ -272,6 +272,49 @@ out:
     return rc;
 }
 
+/* The stored text of item k (a copy) and its size; *text NULL when
+ * absent. 0, -1 or PART_RETIRED. */
+int
+partition_get_text(struct partition *p, const struct item_key *k, char **text,
+                   size_t *len, size_t *size, struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[ST_GET];
+    int rc = lock_item(p, err), step;
+
+    *text = NULL;
+    *len = 0;
+    *size = 0;
+    if (rc != 0)
+        return rc;
+    rc = -1;
+    if (bind_key(st, k) != SQLITE_OK) {
+        sql_err(p, err, "get");
+        goto out;
+    }
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        int n = sqlite3_column_bytes(st, 0);
+
+        if (t == NULL || n <= 0) {
+            ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
+            goto out;
+        }
+        *text = xmalloc((size_t)n + 1);
+        memcpy(*text, t, (size_t)n + 1);
+        *len = (size_t)n;
+        *size = (size_t)sqlite3_column_int64(st, 1);
+    } else if (step != SQLITE_DONE) {
+        sql_err(p, err, "get");
+        goto out;
+    }
+    rc = 0;
+out:
+    stmt_done(st);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 /* Whether the row of k exists, and its stored size (0 when absent),
  * without reading the item. The caller holds p->mu. */
 static int

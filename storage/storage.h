@@ -264,6 +264,11 @@ int stable_stats(struct stable *t, uint64_t *count, uint64_t *bytes,
 /* Read one item. *item is a new reference, or NULL if absent. */
 int stable_get(struct stable *t, const struct item_key *k, json_t **item,
                struct ddb_err *err);
+/* One item as stored: its JSON text (*text a copy the caller frees,
+ * NUL-terminated, *len bytes; NULL if absent), the same value stable_get
+ * parses, and its stored size. For a reply that sends the item whole. */
+int stable_get_text(struct stable *t, const struct item_key *k, char **text,
+                    size_t *len, size_t *size, struct ddb_err *err);
 /* The stored size of one item (what it counts toward capacity), 0 if
  * absent, without parsing it: e.g. what a delete will cost. */
 int stable_size_of(struct stable *t, const struct item_key *k, size_t *size,

@@ -104,6 +104,9 @@ int partition_get(struct partition *p, const struct item_key *k,
                   json_t **item, struct ddb_err *err);
 int partition_size_of(struct partition *p, const struct item_key *k,
                       size_t *size, struct ddb_err *err);
+int partition_get_text(struct partition *p, const struct item_key *k,
+                       char **text, size_t *len, size_t *size,
+                       struct ddb_err *err);
 /* blind: fn does not look at the old item (stable_mutate_blind) */
 int partition_mutate(struct partition *p, const struct item_key *k,
                      const struct plog *log, bool blind, stable_mutate_fn *fn,

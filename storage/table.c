@@ -355,6 +355,19 @@ stable_get(struct stable *t, const struct item_key *k, json_t **item,
 }
 
 int
+stable_get_text(struct stable *t, const struct item_key *k, char **text,
+                size_t *len, size_t *size, struct ddb_err *err)
+{
+    int rc;
+
+    do
+        rc = partition_get_text(stable_partition(t, k->hash), k, text, len,
+                                size, err);
+    while (rc == PART_RETIRED);
+    return rc;
+}
+
+int
 stable_size_of(struct stable *t, const struct item_key *k, size_t *size,
                struct ddb_err *err)
 {

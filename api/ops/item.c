@@ -37,6 +37,9 @@ struct get_state {
     json_t *key;                    /* owned: the validated Key map */
     bool consistent;
     json_t *item;                   /* owned: what was read, or NULL */
+    char *text;                     /* owned: without a projection, the item
+                                       as stored (sent as it is), or NULL */
+    size_t text_len, size;          /* its length and stored size */
 };
 
 static int
@@ -85,6 +88,9 @@ get_run(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
     struct get_state *g = arg;
 
     (void)ctx;
+    if (g->proj == NULL)                /* sent whole: no need to parse it */
+        return stable_get_text(tr->t, &adm->key, &g->text, &g->text_len,
+                               &g->size, err);
     return stable_get(tr->t, &adm->key, &g->item, err);
 }
 
@@ -95,6 +101,8 @@ get_units(const void *arg)
 {
     const struct get_state *g = arg;
 
+    if (g->text != NULL)
+        return capacity_read_units(g->size, g->consistent);
     return capacity_read_units(g->item != NULL ? item_size(g->item) : 0,
                                g->consistent);
 }
@@ -107,14 +115,18 @@ get_reply(struct api_ctx *ctx, void *arg, const struct table_ref *tr,
     struct get_state *g = arg;
     json_t *out = json_object();
 
-    (void)ctx;
     (void)tr;
     (void)adm;
     (void)err;
-    if (g->item != NULL)
+    if (g->text != NULL) {              /* spliced in by the dispatcher */
+        ctx->reply_item = g->text;
+        ctx->reply_item_len = g->text_len;
+        g->text = NULL;
+    } else if (g->item != NULL) {
         json_object_set_new(out, "Item",
                             g->proj != NULL ? expr_project(g->proj, g->item)
                                             : json_incref(g->item));
+    }
     *resp = out;
     return 0;
 }
@@ -125,6 +137,7 @@ get_fini(void *arg)
     struct get_state *g = arg;
 
     json_decref(g->item);
+    free(g->text);
     json_decref(g->key);
     expr_free(g->proj);
     req_exprs_fini(&g->x);

@@ -79,6 +79,11 @@ struct api_ctx {
                                        NULL (DescribeEndpoints) */
     size_t body_len;                /* the request body's bytes, 0: not
                                        known */
+    char *reply_item;               /* the reply's Item as stored JSON text
+                                       (owned), put first in the reply:
+                                       GetItem sends an item whole without
+                                       parsing it; NULL: none */
+    size_t reply_item_len;
 };
 
 /*

@@ -9,6 +9,7 @@
 
 #include "api/api.h"
 #include "conf/conf.h"
+#include "storage/json_fast.h"
 
 #define TARGET "DynamoDB_20120810."
 #define STREAMS "DynamoDBStreams_20120810."
@@ -368,6 +369,62 @@ START_TEST(test_dispatch_capacity)
 }
 END_TEST
 
+/* GetItem without a projection sends the item as stored, put first in
+ * the reply: the same value PutItem stored (an escaped name, a nested
+ * map, a set, a long string), alone, before ConsumedCapacity (units from
+ * its stored size), and nothing for a missing item. */
+START_TEST(test_dispatch_item_as_stored)
+{
+    char big[6000], body[6400];
+    json_t *want, *j, *cc;
+
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    create_table("raw");
+    snprintf(body, sizeof(body), "{\"TableName\":\"raw\",\"Item\":"
+             "{\"k\":{\"S\":\"w\"},\"n\\u00e9x\":{\"N\":\"-1.50\"},"
+             "\"m\":{\"M\":{\"l\":{\"L\":[{\"BOOL\":true},{\"NULL\":true}]}}},"
+             "\"ss\":{\"SS\":[\"b\",\"a\"]},\"big\":{\"S\":\"%s\"}}}", big);
+    json_decref(ok("PutItem", body));
+    /* what GetItem should give: numbers canonical, sets as stored */
+    snprintf(body, sizeof(body),
+             "{\"k\":{\"S\":\"w\"},\"n\\u00e9x\":{\"N\":\"-1.5\"},"
+             "\"m\":{\"M\":{\"l\":{\"L\":[{\"BOOL\":true},{\"NULL\":true}]}}},"
+             "\"ss\":{\"SS\":[\"a\",\"b\"]},\"big\":{\"S\":\"%s\"}}", big);
+    want = json_fast_loadb(body, strlen(body));
+    ck_assert_ptr_nonnull(want);
+
+    j = ok("GetItem", "{\"TableName\":\"raw\",\"Key\":{\"k\":{\"S\":"
+           "\"w\"}}}");
+    ck_assert_uint_eq(json_object_size(j), 1);
+    ck_assert(json_equal(json_object_get(j, "Item"), want));
+    json_decref(j);
+    j = ok("GetItem", "{\"TableName\":\"raw\",\"Key\":{\"k\":{\"S\":"
+           "\"w\"}},\"ConsistentRead\":true,"
+           "\"ReturnConsumedCapacity\":\"TOTAL\"}");
+    ck_assert_uint_eq(json_object_size(j), 2);
+    ck_assert(json_equal(json_object_get(j, "Item"), want));
+    cc = json_object_get(j, "ConsumedCapacity");
+    ck_assert(units_of(cc, "CapacityUnits") == 2.0);   /* 6 KB: 2 reads */
+    json_decref(j);
+    /* projected: parsed and cut as before */
+    j = ok("GetItem", "{\"TableName\":\"raw\",\"Key\":{\"k\":{\"S\":"
+           "\"w\"}},\"ProjectionExpression\":\"ss\"}");
+    ck_assert_uint_eq(json_object_size(json_object_get(j, "Item")), 1);
+    ck_assert(json_equal(json_object_get(json_object_get(j, "Item"), "ss"),
+                         json_object_get(want, "ss")));
+    json_decref(j);
+    /* missing: no Item, capacity still reported */
+    j = ok("GetItem", "{\"TableName\":\"raw\",\"Key\":{\"k\":{\"S\":"
+           "\"none\"}},\"ReturnConsumedCapacity\":\"TOTAL\"}");
+    ck_assert_ptr_null(json_object_get(j, "Item"));
+    ck_assert(units_of(json_object_get(j, "ConsumedCapacity"),
+                       "CapacityUnits") == 0.5);
+    json_decref(j);
+    json_decref(want);
+}
+END_TEST
+
 static Suite *
 dispatch_suite(void)
 {
@@ -381,6 +438,7 @@ dispatch_suite(void)
     tcase_add_test(tc, test_dispatch_protocol_order);
     tcase_add_test(tc, test_dispatch_item_steps);
     tcase_add_test(tc, test_dispatch_capacity);
+    tcase_add_test(tc, test_dispatch_item_as_stored);
     tcase_add_test(tc, test_dispatch_streams_service);
     suite_add_tcase(s, tc);
     return s;

@@ -62,13 +62,14 @@ copy_file(const char *from, const char *to)
 static long long
 query_int(sqlite3 *db, const char *sql)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *stmt;
     long long v;
 
-    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(stmt), SQLITE_ROW);
+    v = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
     return v;
 }
 
