@@ -241,6 +241,28 @@ bind_key(sqlite3_stmt *st, const struct item_key *k)
            bind_blob(st, 3, k->sk, k->sk_len);
 }
 
+/* Look up the row of k with statement which (ST_GET or ST_SIZE): 1 with
+ * the statement on the row (the caller reads its columns, then calls
+ * stmt_done), 0 when there is none, -1 with err set. The caller holds
+ * p->mu. */
+static int
+row_locked(struct partition *p, int which, const struct item_key *k,
+           struct ddb_err *err)
+{
+    sqlite3_stmt *st = p->st[which];
+    int step;
+
+    if (bind_key(st, k) == SQLITE_OK) {
+        step = sqlite3_step(st);
+        if (step == SQLITE_ROW)
+            return 1;
+        if (step == SQLITE_DONE)
+            return 0;
+    }
+    sql_err(p, err, which == ST_SIZE ? "size" : "get");
+    return -1;
+}
+
 /* Read the row of k into *item (new reference, NULL if absent) and its
  * size into *size if not NULL. The caller holds p->mu. */
 static int
@@ -248,26 +270,15 @@ get_locked(struct partition *p, const struct item_key *k, json_t **item,
            size_t *size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_GET];
-    int rc = -1, step;
+    int rc = row_locked(p, ST_GET, k, err);
 
     *item = NULL;
-    if (bind_key(st, k) != SQLITE_OK) {
-        sql_err(p, err, "get");
-        goto out;
-    }
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
+    if (rc == 1) {
         *item = part_item_parse(st, 0, err);
-        if (*item == NULL)
-            goto out;
+        rc = *item != NULL ? 0 : -1;
         if (size != NULL)
             *size = (size_t)sqlite3_column_int64(st, 1);
-    } else if (step != SQLITE_DONE) {
-        sql_err(p, err, "get");
-        goto out;
     }
-    rc = 0;
-out:
     stmt_done(st);
     return rc;
 }
@@ -279,37 +290,28 @@ partition_get_text(struct partition *p, const struct item_key *k, char **text,
                    size_t *len, size_t *size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_GET];
-    int rc = lock_item(p, err), step;
+    int rc = lock_item(p, err);
 
     *text = NULL;
     *len = 0;
     *size = 0;
     if (rc != 0)
         return rc;
-    rc = -1;
-    if (bind_key(st, k) != SQLITE_OK) {
-        sql_err(p, err, "get");
-        goto out;
-    }
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
+    rc = row_locked(p, ST_GET, k, err);
+    if (rc == 1) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
         int n = sqlite3_column_bytes(st, 0);
 
-        if (t == NULL || n <= 0) {
-            ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
-            goto out;
+        rc = 0;
+        if (t != NULL && n > 0) {
+            *text = xmalloc((size_t)n + 1);
+            memcpy(*text, t, (size_t)n + 1);
+            *len = (size_t)n;
+            *size = (size_t)sqlite3_column_int64(st, 1);
+        } else {
+            rc = ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
         }
-        *text = xmalloc((size_t)n + 1);
-        memcpy(*text, t, (size_t)n + 1);
-        *len = (size_t)n;
-        *size = (size_t)sqlite3_column_int64(st, 1);
-    } else if (step != SQLITE_DONE) {
-        sql_err(p, err, "get");
-        goto out;
     }
-    rc = 0;
-out:
     stmt_done(st);
     pthread_mutex_unlock(&p->mu);
     return rc;
@@ -322,26 +324,12 @@ size_locked(struct partition *p, const struct item_key *k, bool *exists,
             size_t *size, struct ddb_err *err)
 {
     sqlite3_stmt *st = p->st[ST_SIZE];
-    int rc = -1, step;
+    int rc = row_locked(p, ST_SIZE, k, err);
 
-    *exists = false;
-    *size = 0;
-    if (bind_key(st, k) != SQLITE_OK) {
-        sql_err(p, err, "size");
-        goto out;
-    }
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        *exists = true;
-        *size = (size_t)sqlite3_column_int64(st, 0);
-    } else if (step != SQLITE_DONE) {
-        sql_err(p, err, "size");
-        goto out;
-    }
-    rc = 0;
-out:
+    *exists = rc == 1;
+    *size = rc == 1 ? (size_t)sqlite3_column_int64(st, 0) : 0;
     stmt_done(st);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 /* The stored size of item k, 0 when absent. 0, -1 or PART_RETIRED. */
