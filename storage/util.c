@@ -194,17 +194,10 @@ json_str_is(const json_t *v, const char *s)
 json_t *
 json_get_one(const json_t *o, const char *name)
 {
-    void *it;
-    size_t n;
+    struct json_probe p;
 
-    if (json_object_size(o) != 1)
-        return json_object_get(o, name);
-    it = json_object_iter((json_t *)o);
-    n = json_object_iter_key_len(it);
-    return strlen(name) == n &&
-                   memcmp(json_object_iter_key(it), name, n) == 0
-               ? json_object_iter_value(it)
-               : NULL;
+    json_probe_init(&p, o);
+    return json_probe_get(&p, name);
 }
 
 void
@@ -225,8 +218,8 @@ json_probe_init(struct json_probe *p, const json_t *o)
 void
 json_pick(const json_t *o, const char *const *names, size_t n, json_t **out)
 {
-    const char *k;
     size_t klen, i;
+    const char *k;
     json_t *v;
 
     for (i = 0; i < n; i++)
@@ -234,9 +227,9 @@ json_pick(const json_t *o, const char *const *names, size_t n, json_t **out)
     if (!json_is_object(o))
         return;
     json_object_keylen_foreach((json_t *)o, k, klen, v) {
-        for (i = 0; i < n; i++)
-            if (out[i] == NULL && strlen(names[i]) == klen &&
-                memcmp(names[i], k, klen) == 0) {
+        for (i = 0; i < n; i++)         /* first letters rule most out */
+            if (out[i] == NULL && names[i][0] == k[0] &&
+                strlen(names[i]) == klen && memcmp(names[i], k, klen) == 0) {
                 out[i] = v;
                 break;
             }

@@ -21,20 +21,13 @@ enum mix_member {
 
 /* The names, and two more members the checks look for (bits MIX_EAN
  * and MIX_EAV, past the mix members). */
-#define MEMBER(s) { s, sizeof(s) - 1 }
-static const struct {
-    const char *name;
-    size_t len;
-} mix_members[MIX_MEMBERS + 2] = {
-    MEMBER("AttributeUpdates"), MEMBER("AttributesToGet"),
-    MEMBER("Expected"), MEMBER("QueryFilter"), MEMBER("ScanFilter"),
-    MEMBER("ConditionalOperator"), MEMBER("KeyConditions"),
-    MEMBER("UpdateExpression"), MEMBER("ProjectionExpression"),
-    MEMBER("ConditionExpression"), MEMBER("FilterExpression"),
-    MEMBER("KeyConditionExpression"),
-    MEMBER("ExpressionAttributeNames"), MEMBER("ExpressionAttributeValues"),
+static const char *const mix_members[MIX_MEMBERS + 2] = {
+    "AttributeUpdates", "AttributesToGet", "Expected", "QueryFilter",
+    "ScanFilter", "ConditionalOperator", "KeyConditions",
+    "UpdateExpression", "ProjectionExpression", "ConditionExpression",
+    "FilterExpression", "KeyConditionExpression",
+    "ExpressionAttributeNames", "ExpressionAttributeValues",
 };
-#undef MEMBER
 
 #define MIX(m) (1u << (m))
 #define NX_ALL (MIX(EX_UPDATE) - 1)                 /* every non-expression */
@@ -145,32 +138,24 @@ member_set(struct strbuf *b, unsigned mask)
     for (m = 0; m < MIX_MEMBERS; m++) {
         if (!(mask & MIX(m)))
             continue;
-        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[m].name);
+        strbuf_printf(b, "%s%s", first ? "" : ", ", mix_members[m]);
         first = false;
     }
     strbuf_putc(b, '}');
 }
 
-/* The members of mix_members[] that req has, not null, as a mask: one
- * pass over req's members (a handful) instead of a lookup per name. */
+/* The members of mix_members[] that req has, not null, as a mask (one
+ * pass over req's members instead of a lookup per name). */
 static unsigned
 mix_present(const json_t *req)
 {
-    const char *k;
-    size_t klen;
-    json_t *v;
+    json_t *v[MIX_MEMBERS + 2];
     unsigned has = 0;
 
-    json_object_keylen_foreach((json_t *)req, k, klen, v) {
-        if (json_is_null(v))
-            continue;
-        for (int i = 0; i < MIX_MEMBERS + 2; i++)
-            if (mix_members[i].len == klen &&
-                memcmp(mix_members[i].name, k, klen) == 0) {
-                has |= MIX(i);
-                break;
-            }
-    }
+    json_pick(req, mix_members, MIX_MEMBERS + 2, v);
+    for (int i = 0; i < MIX_MEMBERS + 2; i++)
+        if (v[i] != NULL && !json_is_null(v[i]))
+            has |= MIX(i);
     return has;
 }
 
