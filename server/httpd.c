@@ -114,10 +114,10 @@ http_response_add(struct http_response *r, const char *name,
 void
 http_response_add_uint(struct http_response *r, const char *name, uint64_t v)
 {
-    strbuf_puts(&r->head, name);
-    strbuf_add(&r->head, ": ", 2);
-    strbuf_put_uint(&r->head, v);
-    strbuf_add(&r->head, "\r\n", 2);
+    char d[UINT_DEC_MAX];
+
+    uint_dec(v, d);
+    http_response_add(r, name, d);
 }
 
 static const char *

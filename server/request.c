@@ -94,8 +94,7 @@ request_reset(struct http_request *rq)
     }
     http_budget_give(rq->budget, rq->charged);
     free(rq->body);
-    memset(rq, 0, sizeof(*rq));
-    rq->budget = budget;
+    request_init(rq, budget);
     rq->head = head;
     rq->head_cap = head_cap;
     rq->hdr = hdr;

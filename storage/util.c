@@ -351,8 +351,8 @@ hex_encode(const uint8_t *p, size_t n, char *out)
 /* ------------------------------------------------------------------------
  * MD5 (RFC 1321). Here rather than OpenSSL's: every item operation hashes
  * its key for placement, a key fits one or two blocks, and EVP_Digest()
- * spent four times the hashing itself on its context (allocated, set up
- * and freed per call).
+ * spent about as much again as the hashing on its context (allocated,
+ * set up and freed per call).
  * ---------------------------------------------------------------------- */
 
 /* floor(abs(sin(i + 1)) * 2^32) */
