@@ -180,7 +180,7 @@ api_reply_json(struct api_reply *out, unsigned status, const json_t *body)
         return;
     }
     free(b.p);
-    s = json_dumps(body, JSON_COMPACT);
+    s = json_text(body, JSON_COMPACT);
     if (s == NULL) {
         s = xstrdup("{\"__type\":\"com.amazonaws.dynamodb.v20120810#"
                     "InternalServerError\",\"message\":\"Internal server "

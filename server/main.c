@@ -47,6 +47,7 @@ main(int argc, char **argv)
     sigset_t set;
     int rc, sig = 0;
 
+    json_alloc_init();                  /* before any json_t exists */
     conf_defaults(&c);
     rc = conf_parse_args(&c, argc, argv);
     if (rc == 1)

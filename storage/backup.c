@@ -525,8 +525,8 @@ catalog_add(struct backups *b, const char *key, const char *dir,
             const json_t *meta, const json_t *members, struct ddb_err *err)
 {
     sqlite3_stmt *st = NULL;
-    char *mt = json_dumps(meta, JSON_COMPACT);
-    char *mb = json_dumps(members, JSON_COMPACT);
+    char *mt = json_text(meta, JSON_COMPACT);
+    char *mb = json_text(members, JSON_COMPACT);
     int rc = -1;
 
     if (mt == NULL || mb == NULL) {
@@ -835,7 +835,7 @@ storage_rows_put(struct storage_rows *r, const struct item_key *k,
         p = r->buf.p;
         n = r->buf.len;
     } else {
-        p = text = json_dumps(item, JSON_COMPACT);
+        p = text = json_text(item, JSON_COMPACT);
         if (text == NULL)
             return ddb_err_set(err, DDB_INTERNAL,
                                "storage: cannot encode item");

@@ -435,7 +435,7 @@ table_create(struct storage *s, const char *name, const json_t *desc,
         ms = min_ms;
     if (fn != NULL && (desc = built = fn(arg, 1, ms, err)) == NULL)
         goto out;
-    dtext = desc ? json_dumps(desc, JSON_COMPACT) : strdup("{}");
+    dtext = desc ? json_text(desc, JSON_COMPACT) : strdup("{}");
     if (dtext == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "storage: cannot encode description");
         goto out;
@@ -563,7 +563,7 @@ int
 catalog_put_desc(struct storage *s, const char *id, const json_t *desc,
                  struct ddb_err *err)
 {
-    char *dtext = json_dumps(desc, JSON_COMPACT);
+    char *dtext = json_text(desc, JSON_COMPACT);
     int rc;
 
     if (dtext == NULL)

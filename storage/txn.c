@@ -258,7 +258,7 @@ journal_body(const struct twrite *w, size_t n)
                              w[i].old ? w[i].old : json_null()));
         json_array_append_new(a, e);
     }
-    body = json_dumps(a, JSON_COMPACT);
+    body = json_text(a, JSON_COMPACT);
     json_decref(a);
     return body;
 }

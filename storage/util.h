@@ -61,6 +61,23 @@ char *strbuf_take(struct strbuf *b);
 void strbuf_free(struct strbuf *b);
 
 /* ------------------------------------------------------------------------
+ * jansson's allocator (storage/json_alloc.c): small blocks come from and
+ * go back to a per-thread cache. json_alloc_init() must run before any
+ * json_t exists (a value goes back to the allocator that made it), so
+ * main() calls it first; programs that do not keep jansson's malloc.
+ * json_alloc_cached() counts the blocks this thread's cache holds.
+ * json_dumps()' text comes from that allocator too, so it would not go
+ * to free(): json_text() is the same text in malloc'd memory, and
+ * json_dumps is poisoned below to keep it that way.
+ * ---------------------------------------------------------------------- */
+
+void json_alloc_init(void);
+size_t json_alloc_cached(void);
+/* json_dumps(j, flags), but malloc'd (the caller free()s it). */
+char *json_text(const json_t *j, size_t flags);
+#pragma GCC poison json_dumps
+
+/* ------------------------------------------------------------------------
  * JSON members (jansson). All take borrowed values and accept NULL.
  * ---------------------------------------------------------------------- */
 

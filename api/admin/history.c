@@ -55,7 +55,7 @@ static void
 put_str(struct strbuf *b, const char *s)
 {
     json_t *j = s != NULL ? json_string(s) : NULL;
-    char *t = j != NULL ? json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII)
+    char *t = j != NULL ? json_text(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII)
                         : NULL;
 
     strbuf_puts(b, t != NULL ? t : "null");

@@ -27,7 +27,7 @@
 static void
 reply_json_new(struct admin_reply *out, unsigned status, json_t *json)
 {
-    char *s = json_dumps(json, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+    char *s = json_text(json, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 
     json_decref(json);
     if (s == NULL) {

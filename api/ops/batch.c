@@ -233,7 +233,7 @@ bg_table_check(struct bg_table *bt, size_t *total, struct ddb_err *err)
         json_array_append_new(bt->keys, copy);
         if (item_validate(copy, err) != 0)
             return -1;
-        bt->canon[i] = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+        bt->canon[i] = json_text(copy, JSON_COMPACT | JSON_SORT_KEYS);
         if (bt->canon[i] == NULL)
             return ddb_err_set(err, DDB_INTERNAL, "out of memory");
         for (j = 0; j < i; j++)

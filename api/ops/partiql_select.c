@@ -190,7 +190,7 @@ token_encode(const struct sel *q, size_t branch, const json_t *lek)
     json_t *t = json_pack("{s:s, s:I, s:O}", "f", q->fp, "b",
                           (json_int_t)branch, "k",
                           lek != NULL ? (json_t *)lek : json_null());
-    char *text = json_dumps(t, JSON_COMPACT | JSON_SORT_KEYS);
+    char *text = json_text(t, JSON_COMPACT | JSON_SORT_KEYS);
     size_t n = strlen(text);
     char *b64 = xmalloc(4 * ((n + 2) / 3) + 1);
     json_t *out;

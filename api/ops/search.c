@@ -95,12 +95,12 @@ sv_unexpected(const json_t *v, char *out, size_t cap)
                  json_integer_value(v));
         break;
     case JSON_REAL:
-        s = json_dumps(v, JSON_ENCODE_ANY);
+        s = json_text(v, JSON_ENCODE_ANY);
         snprintf(out, cap, "floating point `%s`", s != NULL ? s : "0");
         free(s);
         break;
     case JSON_STRING:
-        s = json_dumps(v, JSON_ENCODE_ANY);
+        s = json_text(v, JSON_ENCODE_ANY);
         snprintf(out, cap, "string %s", s != NULL ? s : "\"\"");
         free(s);
         break;
@@ -113,9 +113,9 @@ sv_unexpected(const json_t *v, char *out, size_t cap)
 static size_t
 member_len(const char *key, const json_t *v)
 {
-    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *s = json_text(v, JSON_COMPACT | JSON_ENCODE_ANY);
     json_t *k = json_string(key);
-    char *ks = json_dumps(k, JSON_ENCODE_ANY);
+    char *ks = json_text(k, JSON_ENCODE_ANY);
     size_t n = (s != NULL ? strlen(s) : 0) + (ks != NULL ? strlen(ks) : 0) +
                1;
 

@@ -731,7 +731,7 @@ txn_write_commit(struct api_ctx *ctx, const json_t *req,
     }
 
     if (token != NULL) {
-        canon = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS);
+        canon = json_text(req, JSON_COMPACT | JSON_SORT_KEYS);
         if (canon == NULL) {
             ddb_err_set(err, DDB_INTERNAL, "cannot encode request");
             goto out;

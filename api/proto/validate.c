@@ -283,7 +283,7 @@ value_str(const json_t *v, char *out, size_t outsz)
         if (len + 1 < outsz)
             snprintf(out + len, outsz - len, "]");
     } else if (json_is_object(v)) {
-        s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        s = json_text(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
         if (s != NULL) {
             snprintf(out, outsz, "%s", s);
             free(s);
@@ -359,7 +359,7 @@ generic_path(const char *path, const char *name, char *out, size_t outsz)
 static size_t
 java_obj_str(const char *cls, const json_t *v, char *out, size_t outsz)
 {
-    char *s = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    char *s = json_text(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
     unsigned h = 2166136261u;
     const char *p;
     int n;
@@ -399,7 +399,7 @@ lombok_avmap_str(const json_t *m, char *out, size_t outsz)
             if (len + 1 >= outsz)
                 break;
             s = json_is_string(v) ? NULL
-                : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                : json_text(v, JSON_COMPACT | JSON_ENCODE_ANY);
             n = snprintf(out + len, outsz - len, "%s=%s", t,
                          s != NULL ? s : json_string_value(v));
             free(s);

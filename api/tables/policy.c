@@ -387,7 +387,7 @@ policy_canon(const char *text, bool stream, char **key, struct ddb_err *err)
             }
     }
     {
-        char *c = json_dumps(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *c = json_text(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
 
         *key = xasprintf("%s%s", json_has(doc, "Version") ? "" : "#",
                          c != NULL ? c : "");
@@ -448,7 +448,7 @@ tables_policy_check(const struct api_ctx *ctx, const char *text,
     (void)ctx;
     if (canon == NULL)
         return -1;
-    c = json_dumps(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    c = json_text(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
     *entry = json_pack("{s:s, s:s}", "policy", c != NULL ? c : "", "key",
                        key);
     free(c);
@@ -609,7 +609,7 @@ api_put_resource_policy(struct api_ctx *ctx, const json_t *req,
                          &key, err);
     if (canon == NULL)
         goto out;
-    text = json_dumps(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    text = json_text(canon, JSON_COMPACT | JSON_PRESERVE_ORDER);
     if (denies_put(canon) &&
         !json_is_true(json_object_get(req,
                                       "ConfirmRemoveSelfResourceAccess"))) {

@@ -179,7 +179,7 @@ export_row(void *arg, const struct item_key *k, const json_t *item,
             hi = mid;
     }
     f = &w->files[lo];
-    text = json_dumps(item, JSON_COMPACT);
+    text = json_text(item, JSON_COMPACT);
     n = strlen(text);
     ok = gzwrite(f->gz, "{\"Item\":", 8) == 8 &&
          gzwrite(f->gz, text, (unsigned)n) == (int)n &&
@@ -216,7 +216,7 @@ write_manifests(struct transfer_job *job, struct export_work *w,
     int rc;
 
     json_array_foreach(files, i, f) {
-        text = json_dumps(f, JSON_COMPACT);
+        text = json_text(f, JSON_COMPACT);
         strbuf_puts(&lines, text);
         strbuf_putc(&lines, '\n');
         free(text);
@@ -254,7 +254,7 @@ write_manifests(struct transfer_job *job, struct export_work *w,
     text = xasprintf("%s/manifest-files.json", w->key_base);
     json_object_set_new(sum, "manifestFilesS3Key", json_string(text));
     free(text);
-    text = json_dumps(sum, JSON_COMPACT);
+    text = json_text(sum, JSON_COMPACT);
     json_decref(sum);
     path = xasprintf("%s/manifest-summary.json", w->dir);
     rc = write_text(path, text, true);

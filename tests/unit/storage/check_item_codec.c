@@ -490,7 +490,7 @@ START_TEST(test_item_codec_order_property)
             c = c < 0 ? -1 : c > 0;
             ck_assert(ok);
             ck_assert_msg(c == want, "%s vs %s: memcmp %d, av_compare %d",
-                          json_dumps(av[i], 0), json_dumps(av[j], 0), c, want);
+                          json_text(av[i], 0), json_text(av[j], 0), c, want);
             /* Equal encodings iff equal values. */
             ck_assert_int_eq(c == 0, av_equal(av[i], av[j]));
             if (i != j && c == 0)
