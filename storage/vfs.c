@@ -308,7 +308,13 @@ vfs_current_time64(sqlite3_vfs *v, sqlite3_int64 *out)
 static void
 vfs_register(void)
 {
-    sqlite3_vfs *real = sqlite3_vfs_find(NULL);
+    sqlite3_vfs *real;
+
+    /* SQLite's memory statistics take a global mutex on every malloc and
+     * free; nothing here reads them. Only possible before SQLite starts
+     * (sqlite3_vfs_find() starts it), and harmless when it is too late. */
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    real = sqlite3_vfs_find(NULL);
 
     if (real == NULL || real->iVersion < 2)
         return;                         /* then storage uses the default */
