@@ -324,6 +324,38 @@ START_TEST(test_request_field_bytes)
 }
 END_TEST
 
+/* Header name bytes: each of the 256 is taken exactly when it is one of
+ * RFC 9110's tchar (letters, digits and !#$%&'*+-.^_`|~). */
+START_TEST(test_request_name_bytes)
+{
+    static const char symbols[] = "!#$%&'*+-.^_`|~";
+
+    for (int c = 0; c < 256; c++) {
+        bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                  (c >= 'A' && c <= 'Z') ||
+                  (c != 0 && strchr(symbols, c) != NULL);
+        char buf[64];
+        struct http_request rq;
+        int n;
+
+        if (c == ':' || c == '\r' || c == '\n')
+            continue;                   /* they end the name or the line */
+        n = snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n"
+                     "X%cY: v\r\n\r\n", c == 0 ? '@' : c);
+        if (c == 0)
+            buf[n - 9] = '\0';          /* X\0Y, fed by length */
+        request_init(&rq, NULL);
+        feed(&rq, buf, (size_t)n);
+        if (ok)
+            ck_assert_msg(rq.state == RQ_DONE, "byte 0x%02x: %d", c,
+                          rq.state);
+        else
+            ck_assert_msg(rq.state == RQ_ERROR, "byte 0x%02x", c);
+        request_fini(&rq);
+    }
+}
+END_TEST
+
 /* RFC 9112 6.1: both framings at once are refused and the connection
  * closed; so are other transfer codings and a bad Content-Length. */
 START_TEST(test_request_framing)
@@ -546,6 +578,7 @@ request_suite(void)
     tcase_add_test(tc, test_request_head_limits);
     tcase_add_test(tc, test_request_malformed);
     tcase_add_test(tc, test_request_field_bytes);
+    tcase_add_test(tc, test_request_name_bytes);
     tcase_add_test(tc, test_request_framing);
     tcase_add_test(tc, test_request_chunked);
     tcase_add_test(tc, test_request_chunked_total);
