@@ -11,8 +11,8 @@
  * refuses, is glibc's. Each block carries its class in a header of
  * JA_HDR bytes, so the block after it keeps malloc's alignment. A
  * thread's lists are freed when it exits. Under AddressSanitizer a cached
- * block stays poisoned until it is handed out again, so a use after free
- * is still caught. */
+ * block stays poisoned, all but its first word (the list's link), until
+ * it is handed out again, so a use after free is still caught. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -139,7 +139,10 @@ ja_free(void *p)
         *(void **)p = c->head[cls];
         c->head[cls] = p;
         c->n[cls]++;
-        JA_POISON(p, (cls + 1) * JA_STEP);
+        /* all but the link, which LeakSanitizer must see to find the
+         * rest of the list (it does not read poisoned memory) */
+        JA_POISON((char *)p + sizeof(void *),
+                  (cls + 1) * JA_STEP - sizeof(void *));
         return;
     }
     free(h);
