@@ -10,7 +10,8 @@
  * the DynamoDB Streams service, and in any body "@A" stands for that
  * stream's ARN, "@S" for its shard, "@I" for a valid shard iterator and
  * "@P" for an iterator's prefix (the ARN and "|1|": the input gives the
- * encoded rest), so that mutations reach past the ARN checks. */
+ * encoded rest), so that mutations reach past the ARN checks. jansson
+ * allocates through the server's allocator (storage/json_alloc.c). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "api/api.h"
 #include "conf/conf.h"
+#include "storage/util.h"
 
 #define TARGET "DynamoDB_20120810."
 #define STREAMS_TARGET "DynamoDBStreams_20120810."
@@ -256,7 +258,19 @@ server_up(void)
     uses = 0;
 }
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* jansson's allocator as the server installs it (storage/json_alloc.c),
+ * before any value exists, so the calls run over its block cache */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    json_alloc_init();
+    return 0;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
