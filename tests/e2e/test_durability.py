@@ -165,8 +165,15 @@ class DurabilityTest(OwnServerCase):
                                "trace=fsync,fdatasync", "-o", out, "-p",
                                str(self.proc.pid)],
                               stderr=subprocess.DEVNULL)
+        # strace writes its file before attaching (on a loaded machine
+        # its start can take longer than the half second that attaching
+        # to every thread takes once it runs)
+        for _ in range(100):
+            if os.path.exists(out) or tr.poll() is not None:
+                break
+            time.sleep(0.1)
         time.sleep(0.5)                 # attached to every thread
-        if tr.poll() is not None:
+        if tr.poll() is not None or not os.path.exists(out):
             return None
         for i in range(30):
             c.put_item(TableName="sync", Item={"pk": {"S": "k%d" % i}})
