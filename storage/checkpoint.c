@@ -21,6 +21,11 @@
 #include "storage/partition_int.h"
 #include "storage/util.h"
 
+/* A commit that finds its WAL this many times past --checkpoint-pages
+ * checkpoints inline (the thread fell behind); the WAL file is cut back
+ * to that bound when the log starts over. */
+#define CKPT_INLINE_FACTOR 4
+
 struct ckpt {
     pthread_t th;
     pthread_mutex_t mu;                 /* guards everything below */
@@ -37,8 +42,11 @@ struct ckpt {
  * database file and syncs that, all under the lock the requests wait
  * for; most of the wait was the WAL's sync (7 of 10 ms for 1,024 frames
  * on ext4). Synced here first, the checkpoint's own sync only writes the
- * frames committed since. Best effort: a failure leaves that sync to the
- * checkpoint, as before. */
+ * frames committed since. Twice: the first pass writes the cycle's
+ * frames (15 to 20 ms for 16 MB on ext4 here), while a few hundred more
+ * commits arrive; the second writes those, leaving the checkpoint's own
+ * sync under the lock little more than the device's flush. Best effort:
+ * a failure leaves that sync to the checkpoint, as before. */
 static void
 presync_wal(const struct partition *p)
 {
@@ -51,6 +59,7 @@ presync_wal(const struct partition *p)
     fd = open(wal, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
+    (void)fdatasync(fd);
     (void)fdatasync(fd);
     close(fd);
 }
@@ -72,12 +81,7 @@ ckpt_main(void *arg)
         memmove(ck->q, ck->q + 1, --ck->n * sizeof(*ck->q));
         ck->busy = p;
         pthread_mutex_unlock(&ck->mu);
-        /* partition_close() waits while p is busy, so p stays valid.
-         * Twice: the first pass writes the cycle's frames (15 to 20 ms for
-         * 16 MB on ext4 here), while a few hundred more commits arrive;
-         * the second writes those, leaving the checkpoint's own sync under
-         * the lock little more than the device's flush. */
-        presync_wal(p);
+        /* partition_close() waits while p is busy, so p stays valid */
         presync_wal(p);
         pthread_mutex_lock(&p->mu);
         p->ckpt_queued = false;
@@ -153,7 +157,7 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
     struct partition *p = arg;
 
     (void)name;
-    if (pages >= 4 * (int)p->ckpt_pages)
+    if (pages >= CKPT_INLINE_FACTOR * (int)p->ckpt_pages)
         (void)sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE,
                                         NULL, NULL);
     else if (pages >= (int)p->ckpt_pages)
@@ -170,14 +174,14 @@ ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages)
         return 0;                       /* SQLite's own checkpoints */
     /* the WAL file keeps its size after a checkpoint (rewriting it costs
      * no new blocks), up to the frames (a 4 KB page and its 24-byte
-     * header each) of the inline bound above, four times the threshold:
-     * journal_size_limit truncates it back to that when the log starts
-     * over. At the threshold itself, the commits made while the thread
+     * header each) of the inline bound: journal_size_limit truncates it
+     * back to that when the log starts over. At the threshold itself, the commits made while the thread
      * got to the partition took it past the limit every cycle, and the
      * commit that restarted the log paid a truncate (about 1 ms) and the
      * blocks were allocated again. */
     snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%llu",
-             4ull * pages * (4096ull + 24) + 32);
+             (unsigned long long)CKPT_INLINE_FACTOR * pages *
+                 (4096ull + 24) + 32);
     if (sqlite3_exec(p->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return -1;
     p->ckpt = ck;
