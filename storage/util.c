@@ -227,9 +227,8 @@ json_pick(const json_t *o, const char *const *names, size_t n, json_t **out)
     if (!json_is_object(o))
         return;
     json_object_keylen_foreach((json_t *)o, k, klen, v) {
-        for (i = 0; i < n; i++)         /* first letters rule most out */
-            if (out[i] == NULL && names[i][0] == k[0] &&
-                strlen(names[i]) == klen && memcmp(names[i], k, klen) == 0) {
+        for (i = 0; i < n; i++)
+            if (out[i] == NULL && json_key_is(names[i], k, klen)) {
                 out[i] = v;
                 break;
             }

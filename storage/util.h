@@ -64,7 +64,8 @@ void strbuf_free(struct strbuf *b);
  * jansson's allocator (storage/json_alloc.c): small blocks come from and
  * go back to a per-thread cache. json_alloc_init() must run before any
  * json_t exists (a value goes back to the allocator that made it), so
- * main() calls it first; programs that do not keep jansson's malloc.
+ * main() calls it first; programs that do not call it keep jansson's
+ * malloc.
  * json_alloc_cached() counts the blocks this thread's cache holds.
  * json_dumps()' text comes from that allocator too, so it would not go
  * to free(): json_text() is the same text in malloc'd memory, and
@@ -110,6 +111,16 @@ json_probe_get(const struct json_probe *p, const char *name)
     if (p->key == NULL)
         return json_object_get(p->o, name);
     return n == p->key_len && memcmp(p->key, name, n) == 0 ? p->val : NULL;
+}
+
+/* An object key k (klen bytes, NUL-terminated as jansson keeps them) is
+ * name: the first letters rule most names out before they are measured
+ * (for walks that test each member against a list of names). */
+static inline bool
+json_key_is(const char *name, const char *k, size_t klen)
+{
+    return name[0] == k[0] && strlen(name) == klen &&
+           memcmp(name, k, klen) == 0;
 }
 
 /* out[i] = json_object_get(o, names[i]) for each of the n names, in one

@@ -72,10 +72,8 @@ small_members(const struct vfield *fields, const json_t *obj,
 
         if (v == NULL || json_is_null(v))
             continue;
-        /* first letters rule most names out before they are measured */
         for (f = fields; f->name != NULL; f++)
-            if (f->name[0] == k[0] && strlen(f->name) == klen &&
-                memcmp(f->name, k, klen) == 0)
+            if (json_key_is(f->name, k, klen))
                 break;
         if (f->name == NULL)
             continue;                   /* not in the schema */
