@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,29 @@ fail:
     return false;
 }
 
+/*
+ * Are the eight bytes at p all "plain" string bytes, ones that a JSON
+ * string holds as they are and that both directions copy untouched:
+ * 0x20 to 0x7f except '"' and '\\'? A word at a time (a 100-byte value
+ * was 100 turns of either loop): a byte below 0x20, or a zero byte of
+ * w ^ '"' or w ^ '\\', sets that byte's high bit in the borrow test,
+ * which is exact for the word as a whole (a borrow only reaches bytes
+ * above the byte that sets it), and a byte from 0x80 has it already.
+ */
+static inline bool
+plain8(const char *p)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    const uint64_t highs = UINT64_C(0x8080808080808080);
+    uint64_t w, q, b;
+
+    memcpy(&w, p, 8);
+    q = w ^ (ones * '"');
+    b = w ^ (ones * '\\');
+    return ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
+             ((b - ones) & ~b) | w) & highs) == 0;
+}
+
 /* A string at f->p (the opening quote), read as jansson reads it with
  * JSON_ALLOW_NUL; control characters and anything invalid decline.
  * Sets (*s, *n) to the text: the bytes between the quotes when nothing
@@ -205,27 +229,37 @@ scan_string(struct fast *f, const char **s, size_t *n, char **owned)
         return false;
     q = ++f->p;
     while (q < f->end) {
-        unsigned char c = (unsigned char)*q;
+        const char *stop;
 
-        if (c == '"') {
-            *s = f->p;
-            *n = (size_t)(q - f->p);
-            f->p = q + 1;
-            return true;
-        }
-        if (c < 0x20)
-            return false;
-        if (c == '\\')
-            return decode_string(f, q, s, n, owned);
-        if (c >= 0x80) {
-            l = utf8_len((const unsigned char *)q,
-                         (const unsigned char *)f->end);
-            if (l == 0)
-                return false;
-            q += l;
+        if (f->end - q >= 8 && plain8(q)) {
+            q += 8;
             continue;
         }
-        q++;
+        /* the word holds something else: its bytes one by one */
+        stop = f->end - q > 8 ? q + 8 : f->end;
+        while (q < stop) {
+            unsigned char c = (unsigned char)*q;
+
+            if (c == '"') {
+                *s = f->p;
+                *n = (size_t)(q - f->p);
+                f->p = q + 1;
+                return true;
+            }
+            if (c < 0x20)
+                return false;
+            if (c == '\\')
+                return decode_string(f, q, s, n, owned);
+            if (c >= 0x80) {
+                l = utf8_len((const unsigned char *)q,
+                             (const unsigned char *)f->end);
+                if (l == 0)
+                    return false;
+                q += l;
+                continue;
+            }
+            q++;
+        }
     }
     return false;
 }
@@ -453,39 +487,50 @@ dump_str(struct json_fast_buf *b, const char *s, size_t n)
 
     reserve(b, n + 2);
     b->p[b->len++] = '"';
-    for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char esc[6];
-        size_t en = 2;
+    for (i = 0; i < n;) {
+        size_t stop;
 
-        if (c >= 0x80)
-            return -1;
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            run++;
+        if (n - i >= 8 && plain8(s + i)) {
+            run += 8;
+            i += 8;
             continue;
         }
-        if (run > 0)
-            put_bytes(b, s + i - run, run);
-        run = 0;
-        esc[0] = '\\';
-        switch (c) {
-        case '"':  esc[1] = '"';  break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b';  break;
-        case '\f': esc[1] = 'f';  break;
-        case '\n': esc[1] = 'n';  break;
-        case '\r': esc[1] = 'r';  break;
-        case '\t': esc[1] = 't';  break;
-        default:                        /* "\\u%04X" */
-            esc[1] = 'u';
-            esc[2] = '0';
-            esc[3] = '0';
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            en = 6;
-            break;
+        /* the word holds something else: its bytes one by one */
+        stop = n - i > 8 ? i + 8 : n;
+        for (; i < stop; i++) {
+            unsigned char c = (unsigned char)s[i];
+            char esc[6];
+            size_t en = 2;
+
+            if (c >= 0x80)
+                return -1;
+            if (c >= 0x20 && c != '"' && c != '\\') {
+                run++;
+                continue;
+            }
+            if (run > 0)
+                put_bytes(b, s + i - run, run);
+            run = 0;
+            esc[0] = '\\';
+            switch (c) {
+            case '"':  esc[1] = '"';  break;
+            case '\\': esc[1] = '\\'; break;
+            case '\b': esc[1] = 'b';  break;
+            case '\f': esc[1] = 'f';  break;
+            case '\n': esc[1] = 'n';  break;
+            case '\r': esc[1] = 'r';  break;
+            case '\t': esc[1] = 't';  break;
+            default:                        /* "\\u%04X" */
+                esc[1] = 'u';
+                esc[2] = '0';
+                esc[3] = '0';
+                esc[4] = hex[c >> 4];
+                esc[5] = hex[c & 15];
+                en = 6;
+                break;
+            }
+            put_bytes(b, esc, en);
         }
-        put_bytes(b, esc, en);
     }
     if (run > 0)
         put_bytes(b, s + n - run, run);

@@ -126,6 +126,56 @@ START_TEST(test_strings)
 }
 END_TEST
 
+/* Strings are read and written a word at a time while their bytes are
+ * plain: one byte of each kind (an escape, a quote, a control byte, UTF-8,
+ * a stray 0x80, the plain bytes at the ends of the range) at every offset
+ * of strings 0 to 40 bytes long, so at every place in a word and across
+ * words, in keys and values, with the text cut short inside the string
+ * too; each parse is jansson's, each dump jansson's. */
+START_TEST(test_string_words)
+{
+    static const char *const text_bytes[] = {
+        "\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\xe2\x82\xac",
+        "\x01", "\x1f", "\x80", "\"", " ", "~", "\x7f",
+    };
+    static const char raw_bytes[] = "\"\\\n\x01\x1f \x7f~";
+    char str[64], text[256];
+    size_t len, at, k, cut, n;
+    int parsed = 0, dumped = 0;
+
+    for (len = 0; len <= 40; len++) {
+        for (at = 0; at <= len; at++) {
+            for (k = 0; k < sizeof(text_bytes) / sizeof(text_bytes[0]); k++) {
+                memset(str, 'a' + (int)(len % 26), len);
+                str[len] = '\0';
+                n = (size_t)snprintf(text, sizeof(text),
+                                     "{\"%.*s%s%s\":[\"%.*s%s%s\"]}",
+                                     (int)at, str, text_bytes[k], str + at,
+                                     (int)at, str, text_bytes[k], str + at);
+                parsed += same_as_jansson(text, n, JSON_ALLOW_NUL);
+                for (cut = n - 3; cut > n / 2; cut--)
+                    same_as_jansson(text, cut, JSON_ALLOW_NUL);
+            }
+            for (k = 0; k < sizeof(raw_bytes) - 1; k++) {
+                json_t *o = json_object();
+
+                memset(str, 'b', len);
+                str[at] = raw_bytes[k];
+                json_object_set_new(o, "v", json_stringn(str, len + 1));
+                json_object_setn_new(o, str, len + 1, json_integer(1));
+                dumped += dump_same(o);
+                json_decref(o);
+            }
+        }
+    }
+    /* 861 (length, offset) pairs: the fast path takes each valid text
+     * (all but the control bytes, the stray 0x80 and the bare quote) and
+     * encodes each ASCII string */
+    ck_assert_int_eq(parsed, 861 * 9);
+    ck_assert_int_eq(dumped, 861 * (int)(sizeof(raw_bytes) - 1));
+}
+END_TEST
+
 /* Keys holding NUL: jansson refuses them; here they stay whole (DynamoDB
  * attribute names may hold U+0000), two such keys apart, a repeated one
  * replaced in place. */
@@ -424,6 +474,7 @@ json_fast_suite(void)
 
     tcase_add_test(tc, test_requests);
     tcase_add_test(tc, test_strings);
+    tcase_add_test(tc, test_string_words);
     tcase_add_test(tc, test_nul_keys);
     tcase_add_test(tc, test_duplicates);
     tcase_add_test(tc, test_declines);
