@@ -12,7 +12,10 @@
 # Usage: bench/instr.sh [-n N] [-w "put update get query"] BINARY...
 # Prints "BINARY WORKLOAD INSTRUCTIONS-PER-REQUEST" lines.
 # Environment: INSTR_KEEP (a directory that receives each run's callgrind
-# profile as BINARY-NAME.WORKLOAD.cg, for callgrind_annotate --inclusive).
+# profile as BINARY-NAME.WORKLOAD.cg, for callgrind_annotate --inclusive),
+# INSTR_SERVER_ARGS (more server options, after the ones above, so that
+# "--throttle on --partition-wcu 1000000000 ..." measures metering and
+# admission with limits never reached).
 # Exit 77 when valgrind is missing.
 
 set -u
@@ -23,11 +26,11 @@ while getopts "n:w:h" opt; do
     case $opt in
     n) N=$OPTARG ;;
     w) WORKLOADS=$OPTARG ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { sed -n '2,16p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
 command -v valgrind >/dev/null 2>&1 || {
     echo "instr: valgrind not found (apt-get install valgrind)" >&2
     exit 77
@@ -42,7 +45,7 @@ total() {
     rm -rf "$WORK/data" "$WORK/cg.out"
     valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" -q \
         "$1" --port "$port" --data-dir "$WORK/data" --throttle off \
-        --threads 1 --log-level warn >/dev/null 2>&1 &
+        --threads 1 --log-level warn ${INSTR_SERVER_ARGS:-} >/dev/null 2>&1 &
     vp=$!
     python3 - "$port" "$2" "$N" <<'EOF'
 import http.client, json, sys, time
