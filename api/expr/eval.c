@@ -913,6 +913,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
     json_t **vals = NULL, *item = NULL;
     struct pending *pend = NULL;
     int rc = -1, i, npend = 0;
+    bool holes = false;             /* a list element removed */
 
     *new_item = NULL;
     if (e == NULL)
@@ -955,6 +956,7 @@ expr_update_apply(const struct expr *e, const json_t *old,
             break;
         case UPD_REMOVE:
             slot_remove(container, last);
+            holes = holes || last->is_index;
             break;
         case UPD_ADD:
             if (apply_add(container, last, a->value->value, err) != 0) {
@@ -975,7 +977,10 @@ expr_update_apply(const struct expr *e, const json_t *old,
         json_array_append_new(pend[i].arr, pend[i].v);
         pend[i].v = NULL;
     }
-    compact(item, true);
+    /* only a removed list element leaves a placeholder: without one
+     * there is nothing to compact, and the walk visits every attribute */
+    if (holes)
+        compact(item, true);
     *new_item = item;
     item = NULL;
     rc = 0;
