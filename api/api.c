@@ -192,13 +192,14 @@ api_reply_json(struct api_reply *out, unsigned status, const json_t *body)
     out->len = strlen(s);
 }
 
-/* out's body, a JSON object, with member "Item" = the JSON text text (n
- * bytes) put first: {"Item":TEXT} or {"Item":TEXT,...}. */
+/* out's body, a JSON object, with member "Item" (or "Items" when items)
+ * = the JSON text text (n bytes) put first: {"Item":TEXT} or
+ * {"Item":TEXT,...}. */
 static void
-reply_put_item(struct api_reply *out, const char *text, size_t n)
+reply_put_item(struct api_reply *out, bool items, const char *text, size_t n)
 {
-    static const char head[] = "{\"Item\":";
-    size_t hl = sizeof(head) - 1, rest = out->len - 1, pos;
+    const char *head = items ? "{\"Items\":" : "{\"Item\":";
+    size_t hl = strlen(head), rest = out->len - 1, pos;
     char *b = xmalloc(hl + n + 1 + rest + 1);
 
     memcpy(b, head, hl);
@@ -245,12 +246,8 @@ static json_t *
 parse_body(const struct api_call *call)
 {
     json_error_t jerr;
-    json_t *req;
 
-    req = json_fast_loadb(call->body, call->len);
-    if (req == NULL)                    /* not simple: jansson decides */
-        req = json_loadb(call->body, call->len, JSON_ALLOW_NUL, &jerr);
-    return req;
+    return json_fast_or_loadb(call->body, call->len, &jerr);
 }
 
 /* The checks before any handler, in DynamoDB's order. Returns the
@@ -405,7 +402,8 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     }
     api_reply_json(out, 200, resp);
     if (ctx.reply_item != NULL && out->status == 200 && out->len >= 2)
-        reply_put_item(out, ctx.reply_item, ctx.reply_item_len);
+        reply_put_item(out, ctx.reply_items, ctx.reply_item,
+                       ctx.reply_item_len);
 out:
     free(ctx.reply_item);
     if (st != NULL) {

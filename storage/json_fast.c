@@ -443,6 +443,14 @@ json_fast_loadb(const char *buf, size_t len)
     return v;
 }
 
+json_t *
+json_fast_or_loadb(const char *buf, size_t len, json_error_t *jerr)
+{
+    json_t *v = json_fast_loadb(buf, len);
+
+    return v != NULL ? v : json_loadb(buf, len, JSON_ALLOW_NUL, jerr);
+}
+
 /* ------------------------------------------------------------------------
  * Encoder
  * ---------------------------------------------------------------------- */

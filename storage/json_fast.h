@@ -23,6 +23,10 @@
  * decides and reports. The result is a new reference.
  */
 json_t *json_fast_loadb(const char *buf, size_t len);
+/* json_fast_loadb(), else json_loadb(buf, len, JSON_ALLOW_NUL, jerr):
+ * what a request body or a stored item parses to, NULL (jerr set by
+ * jansson) when it is not JSON. */
+json_t *json_fast_or_loadb(const char *buf, size_t len, json_error_t *jerr);
 
 #define JSON_FAST_MAX_DEPTH 64
 

@@ -79,9 +79,7 @@ part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
         ddb_err_set(err, DDB_INTERNAL, "storage: item missing");
         return NULL;
     }
-    item = json_fast_loadb(text, (size_t)len);
-    if (item == NULL)                   /* not simple: jansson's */
-        item = json_loadb(text, (size_t)len, JSON_ALLOW_NUL, &jerr);
+    item = json_fast_or_loadb(text, (size_t)len, &jerr);
     if (item == NULL)
         ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
                     jerr.text);
@@ -476,7 +474,7 @@ out:
 static int
 stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
             const char *what, bool full, struct item_key *k,
-            stable_row_fn *fn, void *arg, struct ddb_err *err)
+            const struct stable_rows *rows, struct ddb_err *err)
 {
     int rc = bound == SQLITE_OK ? 0 : sql_err(p, err, what);
 
@@ -500,13 +498,24 @@ stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
         }
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
-        item = part_item_parse(st, c, err);
-        if (item == NULL) {
-            rc = -1;
-            break;
+        if (rows->text != NULL) {
+            const char *t = (const char *)sqlite3_column_text(st, c);
+            int n = sqlite3_column_bytes(st, c);
+
+            if (t == NULL || n <= 0) {
+                rc = ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
+                break;
+            }
+            rc = rows->text(rows->arg, k, t, (size_t)n, size, err);
+        } else {
+            item = part_item_parse(st, c, err);
+            if (item == NULL) {
+                rc = -1;
+                break;
+            }
+            rc = rows->fn(rows->arg, k, item, size, err);
+            json_decref(item);
         }
-        rc = fn(arg, k, item, size, err);
-        json_decref(item);
         if (rc != 0)
             rc = rc < 0 ? -1 : 1;
     }
@@ -520,7 +529,7 @@ partition_query(struct partition *p, const uint8_t h[16],
                 const uint8_t *pk, size_t pk_len,
                 const uint8_t *lo, size_t lo_len,
                 const uint8_t *hi, size_t hi_len, bool forward,
-                stable_row_fn *fn, void *arg, struct ddb_err *err)
+                const struct stable_rows *rows, struct ddb_err *err)
 {
     sqlite3_stmt *st;
     struct item_key k;                  /* on the stack: a 4 KB malloc per
@@ -544,7 +553,7 @@ partition_query(struct partition *p, const uint8_t h[16],
                            bind_blob(st, 2, pk, pk_len) ||
                            bind_blob(st, 3, lo, lo_len) ||
                            bind_blob(st, 4, hi, hi_len),
-                       "query", false, &k, fn, arg, err);
+                       "query", false, &k, rows, err);
 }
 
 static void
@@ -559,7 +568,7 @@ put_be64(uint8_t *b, uint64_t v)
 int
 partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                bool hi_open, const struct item_key *start,
-               stable_row_fn *fn, void *arg, struct ddb_err *err)
+               const struct stable_rows *rows, struct ddb_err *err)
 {
     sqlite3_stmt *st;
     struct item_key k;                  /* as in partition_query */
@@ -581,7 +590,7 @@ partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
         brc = brc || bind_blob(st, 3, start->hash, 16) ||
               bind_blob(st, 4, start->pk, start->pk_len) ||
               bind_blob(st, 5, start->sk, start->sk_len);
-    return stream_rows(p, st, brc, "scan", true, &k, fn, arg, err);
+    return stream_rows(p, st, brc, "scan", true, &k, rows, err);
 }
 
 /*

@@ -312,6 +312,21 @@ typedef int stable_row_fn(void *arg, const struct item_key *k,
                           const json_t *item, size_t size,
                           struct ddb_err *err);
 
+/* Row callback for stable_query_text and stable_scan_text: the item as
+ * stored, compact JSON text of len bytes (NUL after it), unparsed; k and
+ * text are borrowed for the call. Returns as stable_row_fn does. */
+typedef int stable_text_fn(void *arg, const struct item_key *k,
+                           const char *text, size_t len, size_t size,
+                           struct ddb_err *err);
+
+/* Where the rows of a query or scan go: fn gets each parsed, or text,
+ * when set, gets its stored text instead. */
+struct stable_rows {
+    stable_row_fn *fn;
+    stable_text_fn *text;
+    void *arg;
+};
+
 /* Sort-key range for query; a NULL bound is unbounded. */
 struct sk_range {
     const uint8_t *lo;
@@ -340,6 +355,16 @@ int stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
 int stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
                 const struct item_key *start,
                 stable_row_fn *fn, void *arg, struct ddb_err *err);
+/* stable_query and stable_scan with the rows going to rows (their stored
+ * text when rows->text is set: a reply that sends items as stored). */
+int stable_query_rows(struct stable *t, const uint8_t hash[16],
+                      const uint8_t *pk, size_t pk_len,
+                      const struct sk_range *r, bool forward,
+                      const uint8_t *start, size_t start_len,
+                      const struct stable_rows *rows, struct ddb_err *err);
+int stable_scan_rows(struct stable *t, uint64_t lo, uint64_t hi,
+                     const struct item_key *start,
+                     const struct stable_rows *rows, struct ddb_err *err);
 
 
 /*

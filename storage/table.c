@@ -464,10 +464,11 @@ bound_tighten(struct bound *bd, bool lower, const uint8_t *v, size_t len,
  * exclusive start key tightens the bound on the side we start from.
  */
 int
-stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
-             size_t pk_len, const struct sk_range *r, bool forward,
-             const uint8_t *start, size_t start_len,
-             stable_row_fn *fn, void *arg, struct ddb_err *err)
+stable_query_rows(struct stable *t, const uint8_t hash[16],
+                  const uint8_t *pk, size_t pk_len,
+                  const struct sk_range *r, bool forward,
+                  const uint8_t *start, size_t start_len,
+                  const struct stable_rows *rows, struct ddb_err *err)
 {
     struct bound *lo = xcalloc(2, sizeof(*lo)), *hi;
     int rc = -1;
@@ -511,13 +512,25 @@ stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
     do
         rc = partition_query(stable_partition(t, hash), hash, pk, pk_len,
                              lo->b, lo->len, hi->set ? hi->b : NULL,
-                             hi->len, forward, fn, arg, err);
+                             hi->len, forward, rows, err);
     while (rc == PART_RETIRED);
     if (rc > 0)
         rc = 0;
 out:
     free(lo);
     return rc;
+}
+
+int
+stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
+             size_t pk_len, const struct sk_range *r, bool forward,
+             const uint8_t *start, size_t start_len,
+             stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    const struct stable_rows rows = { fn, NULL, arg };
+
+    return stable_query_rows(t, hash, pk, pk_len, r, forward, start,
+                             start_len, &rows, err);
 }
 
 /*
@@ -527,9 +540,9 @@ out:
  * the partition up again.
  */
 int
-stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
-            const struct item_key *start,
-            stable_row_fn *fn, void *arg, struct ddb_err *err)
+stable_scan_rows(struct stable *t, uint64_t lo, uint64_t hi,
+                 const struct item_key *start,
+                 const struct stable_rows *rows, struct ddb_err *err)
 {
     uint64_t pos = lo, sh = 0;
 
@@ -555,8 +568,8 @@ stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
         rc = partition_scan(l->parts[i], pos,
                             end == UINT64_MAX ? 0 : end + 1,
                             end == UINT64_MAX,
-                            start != NULL && sh <= end ? start : NULL, fn,
-                            arg, err);
+                            start != NULL && sh <= end ? start : NULL, rows,
+                            err);
         if (rc == PART_RETIRED)
             continue;
         if (rc < 0)
@@ -566,6 +579,16 @@ stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
         pos = end + 1;
         start = NULL;                   /* rows from here on are after it */
     }
+}
+
+int
+stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
+            const struct item_key *start,
+            stable_row_fn *fn, void *arg, struct ddb_err *err)
+{
+    const struct stable_rows rows = { fn, NULL, arg };
+
+    return stable_scan_rows(t, lo, hi, start, &rows, err);
 }
 
 /* ------------------------------------------------------------------------

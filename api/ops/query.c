@@ -525,6 +525,7 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
     static const uint8_t none[1] = { 0 };
     struct keycond kc;
     struct sk_range range;
+    struct stable_rows rows;
     uint8_t pk[KEY_BYTES_MAX], v1[KEY_BYTES_MAX], v2[KEY_BYTES_MAX], h[16];
     long pk_len, l1 = 0, l2 = 0;
     int rc = -1;
@@ -634,11 +635,11 @@ query_run(struct read_req *r, struct page *pg, struct ddb_err *err)
                              err);
     if (rc != 0)
         goto out;
-    rc = stable_query(r->src, h, pk, (size_t)pk_len,
-                      kc.op == KC_NONE ? NULL : &range, r->forward,
-                      r->esk != NULL ? r->start.sk : NULL,
-                      r->esk != NULL ? r->start.sk_len : 0,
-                      read_page_row, pg, err);
+    read_page_rows(r, pg, &rows);
+    rc = stable_query_rows(r->src, h, pk, (size_t)pk_len,
+                           kc.op == KC_NONE ? NULL : &range, r->forward,
+                           r->esk != NULL ? r->start.sk : NULL,
+                           r->esk != NULL ? r->start.sk_len : 0, &rows, err);
     if (rc > 0)
         rc = 0;
 out:

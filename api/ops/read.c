@@ -20,6 +20,7 @@
 #include "api/proto/capacity.h"
 #include "api/tables/tables.h"
 #include "api/throttle/gate.h"
+#include "storage/json_fast.h"
 #include "storage/util.h"
 
 static const char *
@@ -553,6 +554,34 @@ read_page_charge(struct read_req *r, struct page *pg)
     gate_charge(r->ctx, &r->th, (double)mine / 1e6);
 }
 
+/* Has the page read its Limit or 1 MB? */
+static bool
+page_full(const struct read_req *r, const struct page *pg)
+{
+    return (r->limit > 0 && pg->scanned >= r->limit) ||
+           pg->bytes >= PAGE_BYTES_MAX;
+}
+
+/* After a row (item, borrowed): 0 to read on, or 1 with the page's
+ * LastEvaluatedKey taken from item when the page is full. */
+static int
+page_end(struct read_req *r, struct page *pg, const json_t *item,
+         struct ddb_err *err)
+{
+    if (!page_full(r, pg))
+        return 0;
+    pg->lek = item_key_map(&r->ot.ks, item);
+    if (pg->lek == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "out of memory");
+    if (r->idx != NULL) {
+        json_t *ik = index_key_map(r->idx, item);
+
+        json_object_update(pg->lek, ik);
+        json_decref(ik);
+    }
+    return 1;
+}
+
 int
 read_page_row(void *arg, const struct item_key *k, const json_t *item,
          size_t size, struct ddb_err *err)
@@ -589,20 +618,50 @@ read_page_row(void *arg, const struct item_key *k, const json_t *item,
             json_array_append_new(pg->items, out);
         }
     }
-    if ((r->limit > 0 && pg->scanned >= r->limit) ||
-        pg->bytes >= PAGE_BYTES_MAX) {
-        pg->lek = item_key_map(&r->ot.ks, item);
-        if (pg->lek == NULL)
-            return ddb_err_set(err, DDB_INTERNAL, "out of memory");
-        if (r->idx != NULL) {
-            json_t *ik = index_key_map(r->idx, item);
+    return page_end(r, pg, item, err);
+}
 
-            json_object_update(pg->lek, ik);
-            json_decref(ik);
-        }
-        return 1;
+/* The stable_text_fn of a page whose items go out as stored: the text
+ * joins the list, and only a page's last item is parsed, for its key. */
+static int
+read_page_text(void *arg, const struct item_key *k, const char *text,
+               size_t len, size_t size, struct ddb_err *err)
+{
+    struct page *pg = arg;
+    struct read_req *r = pg->r;
+    json_error_t jerr;
+    json_t *item;
+    int rc;
+
+    if (r->op == OP_SCAN)
+        scan_note(r, pg, k, size);
+    pg->scanned++;
+    pg->bytes += size;
+    if (pg->count++ > 0)
+        strbuf_putc(&pg->text, ',');
+    strbuf_add(&pg->text, text, len);
+    if (!page_full(r, pg))
+        return 0;
+    if ((item = json_fast_or_loadb(text, len, &jerr)) == NULL)
+        return ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
+                           jerr.text);
+    rc = page_end(r, pg, item, err);
+    json_decref(item);
+    return rc;
+}
+
+void
+read_page_rows(struct read_req *r, struct page *pg, struct stable_rows *rows)
+{
+    rows->arg = pg;
+    rows->fn = read_page_row;
+    rows->text = NULL;
+    if (r->reply && pg->items != NULL && r->filter == NULL &&
+        r->proj == NULL && !r->fetch) {
+        rows->text = read_page_text;
+        pg->raw = true;
+        strbuf_putc(&pg->text, '[');
     }
-    return 0;
 }
 
 /* Build the reply from a finished page. */
@@ -612,8 +671,15 @@ read_page_reply(struct read_req *r, struct page *pg)
     json_t *resp = json_object();
 
     json_object_set_new(resp, "Count", json_integer(pg->count));
-    if (pg->items != NULL)
+    if (pg->raw) {                      /* spliced in by the dispatcher */
+        strbuf_putc(&pg->text, ']');
+        free(r->ctx->reply_item);
+        r->ctx->reply_item_len = pg->text.len;
+        r->ctx->reply_item = strbuf_take(&pg->text);
+        r->ctx->reply_items = true;
+    } else if (pg->items != NULL) {
         json_object_set(resp, "Items", pg->items);
+    }
     if (pg->lek != NULL)
         json_object_set(resp, "LastEvaluatedKey", pg->lek);
     json_object_set_new(resp, "ScannedCount", json_integer(pg->scanned));
@@ -694,6 +760,7 @@ read_page_fini(struct page *pg)
     json_decref(pg->lek);
     json_decref(pg->pending);
     free(pg->runs);
+    strbuf_free(&pg->text);
 }
 
 /* ------------------------------------------------------------------------
@@ -785,6 +852,7 @@ read_run(const struct read_steps *s, struct api_ctx *ctx, const json_t *req,
     int rc;
 
     read_req_init(&r, s->op, ctx, req);
+    r.reply = true;
     rc = s->validate(&r, err) == 0 ? read_exec(s, &r, resp, err) : -1;
     read_req_fini(&r);
     return rc;

@@ -15,6 +15,7 @@
 #include "api/proto/context.h"
 #include "api/tables/tables.h"
 #include "api/throttle/gate.h"
+#include "storage/util.h"
 
 /* A page stops once the items read reach 1 MB (measured before the
  * filter), as DynamoDB's does. */
@@ -46,6 +47,10 @@ struct read_req {
     bool fetch;                     /* LSI: read the items from the table */
     uint8_t start_isk[KEY_BYTES_MAX]; /* start key's index sort key */
     size_t start_isk_len;
+    bool reply;                     /* the page is the reply (Query and
+                                       Scan themselves, not PartiQL's
+                                       reads): its items may go out as
+                                       stored, past the response object */
     struct api_ctx *ctx;            /* borrowed: for throttling */
     struct gate_ticket th;          /* the page's admission (throttle/gate.c) */
     /* Last and left out of read_req_init()'s zeroing (64 KB, more
@@ -73,6 +78,10 @@ struct page {
         size_t bytes;
     } *runs;                        /* owned */
     size_t nruns, runs_cap;
+    /* Items as stored (read_page_rows): the list's text so far, "[" and
+     * the items comma-separated, sent without parsing an item. */
+    bool raw;
+    struct strbuf text;
 };
 
 /* ------------------------------------------------------------------------
@@ -168,5 +177,10 @@ void read_page_fini(struct page *pg);
 /* The stable_row_fn that fills a page. */
 int read_page_row(void *arg, const struct item_key *k, const json_t *item,
                   size_t size, struct ddb_err *err);
+/* Where a page's rows go: as stored text when the page is the reply and
+ * nothing needs the parsed item (no filter, no projection, no fetch from
+ * the table, not Select COUNT), else parsed to read_page_row. */
+void read_page_rows(struct read_req *r, struct page *pg,
+                    struct stable_rows *rows);
 
 #endif

@@ -136,6 +136,7 @@ static int
 scan_run(struct read_req *r, struct page *pg, struct ddb_err *err)
 {
     uint8_t h[16] = { 0 };
+    struct stable_rows rows;
     int i, rc;
 
     if (r->esk != NULL)
@@ -150,8 +151,9 @@ scan_run(struct read_req *r, struct page *pg, struct ddb_err *err)
             : gate_admit_hash(r->ctx, r->ot.t, h, NULL, 0, THROTTLE_READ,
                               r->consistent ? 1 : 0.5, &r->th, err) != 0)
         return -1;
-    rc = stable_scan(r->src, r->lo, r->hi, r->esk != NULL ? &r->start : NULL,
-                     read_page_row, pg, err);
+    read_page_rows(r, pg, &rows);
+    rc = stable_scan_rows(r->src, r->lo, r->hi,
+                          r->esk != NULL ? &r->start : NULL, &rows, err);
     return rc > 0 ? 0 : rc;
 }
 

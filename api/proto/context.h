@@ -84,6 +84,8 @@ struct api_ctx {
                                        GetItem sends an item whole without
                                        parsing it; NULL: none */
     size_t reply_item_len;
+    bool reply_items;               /* reply_item is the "Items" list of
+                                       a Query or Scan, not an "Item" */
 };
 
 /*

@@ -223,6 +223,100 @@ class QueryTest(E2ECase):
             FilterExpression="sk = :v")
 
 
+class StoredItemsTest(E2ECase):
+    """A Query or Scan without a filter or projection sends each item as
+    stored, unparsed: every type and awkward string comes back as put, in
+    order, across pages, the same as through a projection (which parses
+    them), and an empty page still has its Items list."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.t = cls.make_table(hash_key=("pk", "S"), range_key=("sk", "N"))
+        cls.items = []
+        strings = ["plain", "caf\u00e9 \u20ac \U0001f600", 'q"uote\\back',
+                   "tab\tnl\ncr\r\x01\x1f\x7f", "/slash/", "x" * 300, ""]
+        for i, s in enumerate(strings):
+            item = {"pk": {"S": "p"}, "sk": {"N": str(i)},
+                    "s": {"S": s} if s else {"NULL": True},
+                    "n": {"N": "-1.5E+%d" % i}, "b": {"B": bytes([i, 0, 255])},
+                    "ss": {"SS": [s + "a", s + "b"]}, "ns": {"NS": ["1", "2"]},
+                    "bs": {"BS": [b"\x00", bytes([i + 1])]},
+                    "m": {"M": {"k\u00e9": {"L": [{"S": s + "!"},
+                                                  {"BOOL": i % 2 == 0}]}}},
+                    "na\u0000me": {"S": "nul in the name"}}
+            cls.c.put_item(TableName=cls.t, Item=item)
+            cls.items.append(item)
+        cls.c.put_item(TableName=cls.t, Item={"pk": {"S": "other"},
+                                              "sk": {"N": "0"}})
+        cls.names = sorted(cls.items[0])
+
+    def same_items(self, got, want):
+        self.assertEqual(len(got), len(want))
+        for g, w in zip(got, want):
+            self.assertEqual(set(g), set(w))
+            for name in w:
+                if name == "n":
+                    self.assertEqual(float(g[name]["N"]), float(w[name]["N"]))
+                elif name in ("ss", "ns", "bs"):
+                    (t, v), = w[name].items()
+                    self.assertEqual(sorted(g[name][t]), sorted(v))
+                else:
+                    self.assertEqual(g[name], w[name], name)
+
+    def pages(self, call, **kw):
+        got, start, pages = [], None, 0
+        while True:
+            args = dict(kw)
+            if start:
+                args["ExclusiveStartKey"] = start
+            r = call(**args)
+            self.assertEqual(r["Count"], len(r["Items"]))
+            got.extend(r["Items"])
+            pages += 1
+            start = r.get("LastEvaluatedKey")
+            if not start:
+                return got, pages
+            self.assertLess(pages, 50)
+
+    def query(self, **kw):
+        return self.c.query(TableName=self.t, KeyConditionExpression="pk = :p",
+                            ExpressionAttributeValues={":p": {"S": "p"}}, **kw)
+
+    def test_query_whole(self):
+        r = self.query()
+        self.assertEqual(r["Count"], len(self.items))
+        self.assertEqual(r["ScannedCount"], len(self.items))
+        self.same_items(r["Items"], self.items)
+
+    def test_query_pages_and_reverse(self):
+        got, pages = self.pages(self.query, Limit=2)
+        self.assertEqual(pages, 4)
+        self.same_items(got, self.items)
+        got, _ = self.pages(self.query, Limit=3, ScanIndexForward=False)
+        self.same_items(got, self.items[::-1])
+
+    def test_same_as_projected(self):
+        names = {"#a%d" % i: n for i, n in enumerate(self.names)}
+        proj = self.query(ProjectionExpression=", ".join(names),
+                          ExpressionAttributeNames=names)
+        self.assertEqual(self.query()["Items"], proj["Items"])
+
+    def test_scan_pages(self):
+        got, _ = self.pages(lambda **kw: self.c.scan(TableName=self.t, **kw),
+                            Limit=3)
+        mine = sorted((it for it in got if it["pk"]["S"] == "p"),
+                      key=lambda it: float(it["sk"]["N"]))
+        self.assertEqual(len(got), len(self.items) + 1)
+        self.same_items(mine, self.items)
+
+    def test_empty_page_has_items(self):
+        r = self.c.query(TableName=self.t, KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": {"S": "none"}})
+        self.assertEqual((r["Items"], r["Count"], r["ScannedCount"]),
+                         ([], 0, 0))
+
+
 class OneMegabyteTest(E2ECase):
     """A Query or Scan page stops after 1 MB of items read."""
     ITEMS = 30
