@@ -68,22 +68,28 @@ static const char part_schema[] =
  * ---------------------------------------------------------------------- */
 
 json_t *
+stable_item_parse(const char *text, size_t len, struct ddb_err *err)
+{
+    json_error_t jerr;
+    json_t *item = json_fast_or_loadb(text, len, &jerr);
+
+    if (item == NULL)
+        ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
+                    jerr.text);
+    return item;
+}
+
+json_t *
 part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
 {
     const char *text = (const char *)sqlite3_column_text(st, col);
-    int len = sqlite3_column_bytes(st, col);
-    json_error_t jerr;
-    json_t *item;
 
     if (text == NULL) {
         ddb_err_set(err, DDB_INTERNAL, "storage: item missing");
         return NULL;
     }
-    item = json_fast_or_loadb(text, (size_t)len, &jerr);
-    if (item == NULL)
-        ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
-                    jerr.text);
-    return item;
+    return stable_item_parse(text, (size_t)sqlite3_column_bytes(st, col),
+                             err);
 }
 
 /* Copy a blob column into out (at most max bytes); returns its length. */

@@ -355,6 +355,9 @@ int stable_query(struct stable *t, const uint8_t hash[16], const uint8_t *pk,
 int stable_scan(struct stable *t, uint64_t lo, uint64_t hi,
                 const struct item_key *start,
                 stable_row_fn *fn, void *arg, struct ddb_err *err);
+/* A stored item's text (a stable_text_fn's) parsed: a new reference, or
+ * NULL with err set. */
+json_t *stable_item_parse(const char *text, size_t len, struct ddb_err *err);
 /* stable_query and stable_scan with the rows going to rows (their stored
  * text when rows->text is set: a reply that sends items as stored). */
 int stable_query_rows(struct stable *t, const uint8_t hash[16],

@@ -20,7 +20,6 @@
 #include "api/proto/capacity.h"
 #include "api/tables/tables.h"
 #include "api/throttle/gate.h"
-#include "storage/json_fast.h"
 #include "storage/util.h"
 
 static const char *
@@ -629,7 +628,6 @@ read_page_text(void *arg, const struct item_key *k, const char *text,
 {
     struct page *pg = arg;
     struct read_req *r = pg->r;
-    json_error_t jerr;
     json_t *item;
     int rc;
 
@@ -642,9 +640,8 @@ read_page_text(void *arg, const struct item_key *k, const char *text,
     strbuf_add(&pg->text, text, len);
     if (!page_full(r, pg))
         return 0;
-    if ((item = json_fast_or_loadb(text, len, &jerr)) == NULL)
-        return ddb_err_set(err, DDB_INTERNAL, "storage: corrupt item: %s",
-                           jerr.text);
+    if ((item = stable_item_parse(text, len, err)) == NULL)
+        return -1;
     rc = page_end(r, pg, item, err);
     json_decref(item);
     return rc;
