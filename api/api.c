@@ -194,7 +194,7 @@ api_reply_json(struct api_reply *out, unsigned status, const json_t *body)
 
 /* out's body, a JSON object, with member "Item" (or "Items" when items)
  * = the JSON text text (n bytes) put first: {"Item":TEXT} or
- * {"Item":TEXT,...}. */
+ * {"Item":TEXT,...}; GetItem's item, or a Query or Scan page's list. */
 static void
 reply_put_item(struct api_reply *out, bool items, const char *text, size_t n)
 {

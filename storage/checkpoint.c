@@ -175,10 +175,10 @@ ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages)
     /* the WAL file keeps its size after a checkpoint (rewriting it costs
      * no new blocks), up to the frames (a 4 KB page and its 24-byte
      * header each) of the inline bound: journal_size_limit truncates it
-     * back to that when the log starts over. At the threshold itself, the commits made while the thread
-     * got to the partition took it past the limit every cycle, and the
-     * commit that restarted the log paid a truncate (about 1 ms) and the
-     * blocks were allocated again. */
+     * back to that when the log starts over. At the threshold itself,
+     * the commits made while the thread got to the partition took it past
+     * the limit every cycle, and the commit that restarted the log paid a
+     * truncate (about 1 ms) and the blocks were allocated again. */
     snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%llu",
              (unsigned long long)CKPT_INLINE_FACTOR * pages *
                  (4096ull + 24) + 32);

@@ -92,6 +92,22 @@ part_item_parse(sqlite3_stmt *st, int col, struct ddb_err *err)
                              err);
 }
 
+/* The stored item text in column col of st's row and its length, or NULL
+ * with err set when the column is empty. */
+static const char *
+item_text(sqlite3_stmt *st, int col, size_t *len, struct ddb_err *err)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+    int n = sqlite3_column_bytes(st, col);
+
+    if (t == NULL || n <= 0) {
+        ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
+        return NULL;
+    }
+    *len = (size_t)n;
+    return t;
+}
+
 /* Copy a blob column into out (at most max bytes); returns its length. */
 static size_t
 col_blob(sqlite3_stmt *st, int col, uint8_t *out, size_t max)
@@ -303,17 +319,16 @@ partition_get_text(struct partition *p, const struct item_key *k, char **text,
         return rc;
     rc = row_locked(p, ST_GET, k, err);
     if (rc == 1) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
-        int n = sqlite3_column_bytes(st, 0);
+        size_t n;
+        const char *t = item_text(st, 0, &n, err);
 
-        rc = 0;
-        if (t != NULL && n > 0) {
-            *text = xmalloc((size_t)n + 1);
-            memcpy(*text, t, (size_t)n + 1);
-            *len = (size_t)n;
+        rc = -1;
+        if (t != NULL) {
+            *text = xmalloc(n + 1);
+            memcpy(*text, t, n + 1);
+            *len = n;
             *size = (size_t)sqlite3_column_int64(st, 1);
-        } else {
-            rc = ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
+            rc = 0;
         }
     }
     stmt_done(st);
@@ -505,14 +520,14 @@ stream_rows(struct partition *p, sqlite3_stmt *st, int bound,
         k->sk_len = col_blob(st, c++, k->sk, sizeof(k->sk));
         size = (size_t)sqlite3_column_int64(st, c++);
         if (rows->text != NULL) {
-            const char *t = (const char *)sqlite3_column_text(st, c);
-            int n = sqlite3_column_bytes(st, c);
+            size_t n;
+            const char *t = item_text(st, c, &n, err);
 
-            if (t == NULL || n <= 0) {
-                rc = ddb_err_set(err, DDB_INTERNAL, "storage: empty item");
+            if (t == NULL) {
+                rc = -1;
                 break;
             }
-            rc = rows->text(rows->arg, k, t, (size_t)n, size, err);
+            rc = rows->text(rows->arg, k, t, n, size, err);
         } else {
             item = part_item_parse(st, c, err);
             if (item == NULL) {

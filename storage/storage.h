@@ -312,7 +312,7 @@ typedef int stable_row_fn(void *arg, const struct item_key *k,
                           const json_t *item, size_t size,
                           struct ddb_err *err);
 
-/* Row callback for stable_query_text and stable_scan_text: the item as
+/* Row callback for stable_query_rows and stable_scan_rows: the item as
  * stored, compact JSON text of len bytes (NUL after it), unparsed; k and
  * text are borrowed for the call. Returns as stable_row_fn does. */
 typedef int stable_text_fn(void *arg, const struct item_key *k,

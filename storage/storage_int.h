@@ -113,9 +113,8 @@ int partition_mutate(struct partition *p, const struct item_key *k,
                      void *arg, struct ddb_err *err);
 /* Rows of (h, pk) with lo <= sk < hi (memcmp order; hi NULL = unbounded),
  * ascending or descending. Calls rows' callback with the partition
- * locked: it must not
- * call back into this table's store. Returns 0 (done), 1 (fn stopped), -1
- * or PART_RETIRED. */
+ * locked: it must not call back into this table's store. Returns 0
+ * (done), 1 (the callback stopped), -1 or PART_RETIRED. */
 int partition_query(struct partition *p, const uint8_t h[16],
                     const uint8_t *pk, size_t pk_len,
                     const uint8_t *lo, size_t lo_len,
@@ -123,8 +122,8 @@ int partition_query(struct partition *p, const uint8_t h[16],
                     const struct stable_rows *rows, struct ddb_err *err);
 /* Rows with lo8 <= h < hi8 (8-byte big-endian ring positions; hi_open
  * means no upper bound) and, if start is not NULL, (h, pk, sk) > start,
- * in (h, pk, sk) order. Returns 0 (done), 1 (fn stopped), -1 or
- * PART_RETIRED. */
+ * in (h, pk, sk) order. Returns 0 (done), 1 (the callback stopped), -1
+ * or PART_RETIRED. */
 int partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                    bool hi_open, const struct item_key *start,
                    const struct stable_rows *rows, struct ddb_err *err);
