@@ -168,6 +168,7 @@ partition_open(struct storage *s, const char *path, struct ddb_err *err)
     bool power = s->opts.durability == STORAGE_DURABLE_POWER;
 
     pthread_mutex_init(&p->mu, NULL);
+    p->wal_fd = -1;
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
     if (path != NULL)
         p->path = xstrdup(path);

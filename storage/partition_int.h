@@ -62,6 +62,8 @@ struct partition {
     struct ckpt *ckpt;                  /* checkpoint.c, NULL: SQLite's */
     unsigned ckpt_pages;                /* queue it past this WAL size */
     bool ckpt_queued;                   /* in ckpt's queue (ckpt->mu) */
+    int wal_fd;                         /* the WAL, for its writeback; -1 */
+    unsigned wal_written;               /* WAL pages when it was started */
 };
 
 /* ------------------------------------------------------------------------

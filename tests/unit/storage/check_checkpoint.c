@@ -6,10 +6,13 @@
  * split, or deleted while its partitions are queued. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "storage/storage_int.h"
@@ -60,15 +63,13 @@ get(struct stable *t, int i)
     return fixture_get_num(t, pk, NULL, "n");
 }
 
-/* The largest *.db-wal under tmpdir/tables/<id>/, in bytes. */
-static long
-max_wal(void)
+/* Calls fn with the path of each *.db-wal under tmpdir/tables/<id>/. */
+static void
+each_wal(void (*fn)(const char *path, void *arg), void *arg)
 {
     char path[512];
     DIR *top, *d;
     struct dirent *e, *f;
-    struct stat sb;
-    long max = 0;
 
     snprintf(path, sizeof(path), "%s/tables", tmpdir);
     top = opendir(path);
@@ -86,12 +87,30 @@ max_wal(void)
                 continue;
             snprintf(path, sizeof(path), "%s/tables/%s/%s", tmpdir,
                      e->d_name, f->d_name);
-            if (stat(path, &sb) == 0 && sb.st_size > max)
-                max = (long)sb.st_size;
+            fn(path, arg);
         }
         closedir(d);
     }
     closedir(top);
+}
+
+static void
+wal_size_max(const char *path, void *arg)
+{
+    long *max = arg;
+    struct stat sb;
+
+    if (stat(path, &sb) == 0 && sb.st_size > *max)
+        *max = (long)sb.st_size;
+}
+
+/* The largest *.db-wal under tmpdir/tables/<id>/, in bytes. */
+static long
+max_wal(void)
+{
+    long max = 0;
+
+    each_wal(wal_size_max, &max);
     return max;
 }
 
@@ -190,6 +209,135 @@ START_TEST(test_split_and_delete_while_queued)
 }
 END_TEST
 
+/* cachestat(2) (Linux 6.5): a file's page cache, with its dirty pages. */
+#define SYS_CACHESTAT 451
+
+struct cstat_range {
+    uint64_t off, len;
+};
+
+struct cstat {
+    uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+        nr_recently_evicted;
+};
+
+/* Dirty pages of the file at path (nr_dirty), or -1 without cachestat. */
+static long
+file_dirty(const char *path)
+{
+    struct cstat_range r = { 0, 0 };
+    struct cstat cs;
+    int fd = open(path, O_RDONLY);
+    long n = -1;
+
+    ck_assert_int_ge(fd, 0);
+    if (syscall(SYS_CACHESTAT, fd, &r, &cs, 0) == 0)
+        n = (long)cs.nr_dirty;
+    close(fd);
+    return n;
+}
+
+static void
+wal_dirty_add(const char *path, void *arg)
+{
+    long *dirty = arg;
+
+    *dirty += file_dirty(path);
+}
+
+/* Pages of the WAL files not yet on their way to disk. */
+static long
+wal_dirty(void)
+{
+    long dirty = 0;
+
+    each_wal(wal_dirty_add, &dirty);
+    return dirty;
+}
+
+/* Does this file system keep written pages dirty until written out, and
+ * can cachestat tell? A 64 KB file written here says. */
+static bool
+dirty_pages_seen(void)
+{
+    char path[512], buf[65536];
+    int fd;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/probe", tmpdir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    memset(buf, 'x', sizeof(buf));
+    ck_assert_int_eq(write(fd, buf, sizeof(buf)), (int)sizeof(buf));
+    close(fd);
+    n = file_dirty(path);
+    unlink(path);
+    return n >= 8;
+}
+
+/* Open file descriptors of this process. */
+static int
+open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* Commits start writing the WAL out 256 pages at a time (it is not left
+ * for the sync before a checkpoint to write all at once): of the 1,300 or
+ * so pages that 300 commits of 1 KB items add, no more than the last
+ * 256 and a commit's worth are still dirty. Skipped where the kernel
+ * cannot tell (no cachestat) or the file system keeps no dirty pages
+ * (tmpfs). */
+START_TEST(test_wal_written_out)
+{
+    struct stable *t;
+    long dirty;
+
+    if (!dirty_pages_seen())
+        return;
+    open_store(4096);                   /* no checkpoint in this test */
+    t = fixture_table("T", 1);
+    for (int i = 0; i < 300; i++)
+        put(t, i);
+    dirty = wal_dirty();
+    ck_assert_msg(dirty >= 0 && dirty < 300,
+                  "%ld WAL pages dirty after 300 commits", dirty);
+    stable_release(t);
+}
+END_TEST
+
+/* The WAL descriptor those writes use goes with its partition: a table
+ * written, split and deleted twenty times leaves no descriptor open. */
+START_TEST(test_wal_fd_closed)
+{
+    struct ddb_err err;
+    struct stable *t;
+    int fds;
+
+    open_store(PAGES);
+    ddb_err_init(&err);
+    fds = open_fds();
+    for (int round = 0; round < 20; round++) {
+        t = fixture_table("T", 2);
+        for (int i = 0; i < 8 * PAGES; i++)
+            put(t, i);
+        ck_assert_int_eq(stable_split_at(t, 0, 1ull << 62, &err), 0);
+        for (int i = 0; i < 8 * PAGES; i++)
+            put(t, i);
+        stable_release(t);
+        ck_assert_int_eq(storage_table_delete(st, "T", &err), 0);
+    }
+    ck_assert_int_eq(open_fds(), fds);
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -202,6 +350,8 @@ checkpoint_suite(void)
     tcase_add_test(tc, test_wal_bounded_and_reopen);
     tcase_add_test(tc, test_off);
     tcase_add_test(tc, test_split_and_delete_while_queued);
+    tcase_add_test(tc, test_wal_written_out);
+    tcase_add_test(tc, test_wal_fd_closed);
     suite_add_tcase(s, tc);
     return s;
 }
