@@ -46,8 +46,8 @@ struct ckpt {
  * database file and syncs that, all under the lock the requests wait
  * for; most of the wait was the WAL's sync (7 of 10 ms for 1,024 frames
  * on ext4). Synced here first, the checkpoint's own sync only writes the
- * frames committed since. Twice: the first pass writes the cycle's
- * frames (15 to 20 ms for 16 MB on ext4 here), while a few hundred more
+ * frames committed since. Twice: the first pass waits for the cycle's
+ * frames (most already on their way: wal_writeback()), while more
  * commits arrive; the second writes those, leaving the checkpoint's own
  * sync under the lock little more than the device's flush. Best effort:
  * a failure leaves that sync to the checkpoint, as before. */
@@ -156,15 +156,16 @@ ckpt_queue(struct ckpt *ck, struct partition *p)
  * p locked: start writing out the WAL pages committed since the last
  * call (sync_file_range() without waiting), once CKPT_TRICKLE_PAGES of
  * them have collected. Otherwise they all go out at once when the thread
- * syncs the WAL before a checkpoint: 16 MB of writeback that the kernel
- * queues on the thread's CPU, several milliseconds during which a server
- * on one core answers nothing (UpdateItem p99 5-7 ms with the thread on
- * another core, 8-25 ms on the same one, in bench/README.md). Started
- * here in slices of 1 MB, the work comes in pieces small enough to sit
- * between requests, and that sync finds the pages written. It only moves
- * when pages reach the disk, which the kernel is free to do at any time
- * anyway, so durability is unchanged; a failure leaves the pages to
- * that sync.
+ * syncs the WAL before a checkpoint: 16 MB of writeback, about 7 ms of
+ * kernel time on the thread, which on a server pinned to one core
+ * preempts the request thread (UpdateItem p99 8-33 ms; 5-7 ms with the
+ * thread moved to another core, and 5-7 ms on one core with this;
+ * bench/README.md, seventh round). In slices of 1 MB the work fits
+ * between requests, and that sync finds the pages written. Done here
+ * rather than on the thread, whose wakeups cost more than the slices
+ * (measured there too). It only moves when pages reach the disk, which
+ * the kernel is free to do at any time anyway, so durability is
+ * unchanged; a failure leaves the pages to that sync.
  */
 static void
 wal_writeback(struct partition *p, unsigned pages)
