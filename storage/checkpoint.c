@@ -51,16 +51,23 @@ struct ckpt {
  * commits arrive; the second writes those, leaving the checkpoint's own
  * sync under the lock little more than the device's flush. Best effort:
  * a failure leaves that sync to the checkpoint, as before. */
-static void
-presync_wal(const struct partition *p)
+/* A new read-only descriptor of p's WAL file, or -1. */
+static int
+wal_open(const struct partition *p)
 {
     char wal[4096];
-    int fd;
 
     if (p->path == NULL ||
         snprintf(wal, sizeof(wal), "%s-wal", p->path) >= (int)sizeof(wal))
-        return;
-    fd = open(wal, O_RDONLY | O_CLOEXEC);
+        return -1;
+    return open(wal, O_RDONLY | O_CLOEXEC);
+}
+
+static void
+presync_wal(const struct partition *p)
+{
+    int fd = wal_open(p);
+
     if (fd < 0)
         return;
     (void)fdatasync(fd);
@@ -178,16 +185,8 @@ wal_writeback(struct partition *p, unsigned pages)
     if (pages - p->wal_written < step)
         return;
     p->wal_written = pages;
-    if (p->wal_fd < 0) {
-        char wal[4096];
-
-        if (snprintf(wal, sizeof(wal), "%s-wal", p->path) >=
-            (int)sizeof(wal))
-            return;
-        p->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
-        if (p->wal_fd < 0)
-            return;
-    }
+    if (p->wal_fd < 0 && (p->wal_fd = wal_open(p)) < 0)
+        return;
     (void)sync_file_range(p->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
 
