@@ -169,8 +169,8 @@ ckpt_queue(struct ckpt *ck, struct partition *p)
  * thread moved to another core, and 5-7 ms on one core with this;
  * bench/README.md, seventh round). In slices of 1 MB the work fits
  * between requests, and that sync finds the pages written. Done here
- * rather than on the thread, whose wakeups cost more than the slices
- * (measured there too). It only moves when pages reach the disk, which
+ * rather than on the thread: handing each slice to the thread measured
+ * worse (the same section). It only moves when pages reach the disk, which
  * the kernel is free to do at any time anyway, so durability is
  * unchanged; a failure leaves the pages to that sync.
  */
