@@ -41,16 +41,6 @@ struct ckpt {
     uint64_t done;                      /* checkpoints run (tests) */
 };
 
-/* Writes p's WAL out to disk without p's lock. A checkpoint under
- * synchronous=NORMAL first syncs the WAL, then copies it into the
- * database file and syncs that, all under the lock the requests wait
- * for; most of the wait was the WAL's sync (7 of 10 ms for 1,024 frames
- * on ext4). Synced here first, the checkpoint's own sync only writes the
- * frames committed since. Twice: the first pass waits for the cycle's
- * frames (most already on their way: wal_writeback()), while more
- * commits arrive; the second writes those, leaving the checkpoint's own
- * sync under the lock little more than the device's flush. Best effort:
- * a failure leaves that sync to the checkpoint, as before. */
 /* A new read-only descriptor of p's WAL file, or -1. */
 static int
 wal_open(const struct partition *p)
@@ -63,6 +53,16 @@ wal_open(const struct partition *p)
     return open(wal, O_RDONLY | O_CLOEXEC);
 }
 
+/* Writes p's WAL out to disk without p's lock. A checkpoint under
+ * synchronous=NORMAL first syncs the WAL, then copies it into the
+ * database file and syncs that, all under the lock the requests wait
+ * for; most of the wait was the WAL's sync (7 of 10 ms for 1,024 frames
+ * on ext4). Synced here first, the checkpoint's own sync only writes the
+ * frames committed since. Twice: the first pass waits for the cycle's
+ * frames (most already on their way: wal_writeback()), while more
+ * commits arrive; the second writes those, leaving the checkpoint's own
+ * sync under the lock little more than the device's flush. Best effort:
+ * a failure leaves that sync to the checkpoint, as before. */
 static void
 presync_wal(const struct partition *p)
 {
