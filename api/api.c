@@ -346,6 +346,76 @@ capacity_flags(const struct api_op *op)
            ((op->flags & API_CAPACITY_SPLIT) ? CAPACITY_SPLIT : 0);
 }
 
+/* ctx for op on call's behalf. */
+static void
+ctx_init(struct api_ctx *ctx, struct api_server *srv,
+         const struct api_call *call, const struct api_op *op,
+         struct capacity *cap)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->srv = srv;
+    ctx->region = call->region;
+    ctx->access_key = call->access_key;
+    ctx->host = call->host;
+    ctx->account = call->account;
+    ctx->op = op->name;
+    ctx->now_ms = api_now_ms(srv);
+    ctx->cap = cap;
+    ctx->body_len = call->len;
+}
+
+bool
+api_would_wait(struct api_server *srv, const struct api_call *call)
+{
+    const struct api_op *op;
+    struct table_ref tr = { 0 };
+    struct api_admit adm;
+    struct capacity cap;
+    struct api_ctx ctx;
+    struct ddb_err err;
+    json_t *req;
+    void *st;
+    bool wait = false;
+
+    if (!api_checkpointing(srv) || call->len == 0 ||
+        (op = api_lookup_target(call->target)) == NULL || op->item == NULL)
+        return false;
+    if ((req = parse_body(call)) == NULL || !json_is_object(req) ||
+        !call->signed_v4 ||
+        (call->auth != NULL && call->auth->type != DDB_OK)) {
+        json_decref(req);
+        return false;                   /* dispatch answers the error */
+    }
+    ddb_err_init(&err);
+    capacity_init(&cap);
+    ctx_init(&ctx, srv, call, op, &cap);
+    st = xcalloc(1, op->item->state_size);
+    /* run_item_op()'s steps up to the admission, which is not taken */
+    if (api_check(op, &ctx, req, st, &err) == 0 &&
+        table_ref_open(&ctx, req, &tr, &err) == 0 &&
+        op->item->resolve(&ctx, st, &tr, &adm, &err) == 0)
+        wait = stable_key_checkpointing(tr.t, &adm.key);
+    table_ref_close(&tr);
+    op->item->fini(st);
+    free(st);
+    capacity_fini(&cap);
+    ddb_err_clear(&err);
+    json_decref(req);
+    return wait;
+}
+
+bool
+api_checkpointing(struct api_server *srv)
+{
+    return storage_checkpointing(srv->st);
+}
+
+void
+api_on_checkpoint_done(struct api_server *srv, void (*fn)(void *), void *arg)
+{
+    storage_on_checkpoint_done(srv->st, fn, arg);
+}
+
 void
 api_dispatch(struct api_server *srv, const struct api_call *call,
              struct api_reply *out)
@@ -359,7 +429,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     int rc;
 
     memset(out, 0, sizeof(*out));
-    memset(&ctx, 0, sizeof(ctx));
+    memset(&ctx, 0, sizeof(ctx));       /* the exit frees its reply_item */
     ddb_err_init(&err);
     capacity_init(&cap);
     if (call->len > 0)
@@ -368,15 +438,7 @@ api_dispatch(struct api_server *srv, const struct api_call *call,
     if (op == NULL)
         goto out;
 
-    ctx.srv = srv;
-    ctx.region = call->region;
-    ctx.access_key = call->access_key;
-    ctx.host = call->host;
-    ctx.account = call->account;
-    ctx.op = op->name;
-    ctx.now_ms = api_now_ms(srv);
-    ctx.cap = &cap;
-    ctx.body_len = call->len;
+    ctx_init(&ctx, srv, call, op, &cap);
     if (op->item != NULL)
         st = xcalloc(1, op->item->state_size);
     rc = api_check(op, &ctx, req, st, &err);

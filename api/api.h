@@ -112,6 +112,27 @@ struct api_reply {
 void api_dispatch(struct api_server *srv, const struct api_call *call,
                   struct api_reply *out);
 
+/*
+ * Would dispatching call now wait for a WAL checkpoint? True when it is an
+ * item operation (GetItem, PutItem, UpdateItem, DeleteItem) whose item's
+ * partition a checkpoint holds this moment (milliseconds on a slow disk).
+ * A server thread can then serve its other connections and dispatch call
+ * once that checkpoint lets go (api_on_checkpoint_done), rather than hold
+ * every request it serves behind one partition. One atomic load while no
+ * checkpoint holds a partition; otherwise dispatch's steps up to the
+ * admission, none taken: nothing is charged or recorded, and any error is
+ * left for dispatch to answer (false).
+ */
+bool api_would_wait(struct api_server *srv, const struct api_call *call);
+/* Is a checkpoint holding a partition now? The load api_would_wait()
+ * starts with, for a caller that would otherwise build the call first. */
+bool api_checkpointing(struct api_server *srv);
+/* Have fn(arg) called, from the checkpoint thread, each time a checkpoint
+ * lets a partition go; fn NULL to stop (once this returns, an earlier fn
+ * is neither running nor called again). */
+void api_on_checkpoint_done(struct api_server *srv, void (*fn)(void *),
+                            void *arg);
+
 /* The reply for status and JSON body (borrowed), or for err (borrowed):
  * used by dispatch and by server/'s admin routes. */
 void api_reply_json(struct api_reply *out, unsigned status,

@@ -284,6 +284,39 @@ route_health(struct call *c, struct reply *r)
     r->content_type = "text/plain";
 }
 
+/* The API call of rq, whose body (decoded) is body: its target, the
+ * caller's region and access key from the SigV4 credential scope (in
+ * *who), the Host; under --auth signature the signature is checked, for
+ * the key's account or, in *aerr, why it was refused (aerr may be NULL
+ * without --auth signature). */
+static void
+call_of(struct http_server *h, struct http_request *rq, const char *body,
+        size_t len, struct api_call *call, struct sigv4_caller *who,
+        struct ddb_err *aerr)
+{
+    struct sigv4_request sr;
+
+    memset(call, 0, sizeof(*call));
+    signed_request(rq, &sr);
+    if (h->acc.keys != NULL) {
+        call->signed_v4 = true;
+        if (sigv4_verify(h->acc.keys, "dynamodb", wall_ms(), &sr, who,
+                         aerr) == 0)
+            call->account = who->key->account;
+        else
+            call->auth = aerr;
+    } else {
+        call->signed_v4 = sigv4_scope(&sr, who);
+    }
+    call->target = request_header(rq, "X-Amz-Target");
+    call->body = body;
+    call->len = len;
+    call->region = who->region[0] != '\0' ? who->region
+                                          : h->conf->default_region;
+    call->access_key = who->access_key;
+    call->host = request_header(rq, "Host");
+}
+
 /*
  * POST /: one DynamoDB API call. A body that is not JSON by its
  * Content-Type gets DynamoDB's 404; everything else is api_dispatch()'s,
@@ -297,7 +330,6 @@ route_api(struct call *c, struct reply *r)
 {
     const struct conf *conf = c->h->conf;
     const char *ctype;
-    struct sigv4_request sr;
     struct sigv4_caller who;
     struct ddb_err aerr;
     struct api_call call;
@@ -320,25 +352,8 @@ route_api(struct call *c, struct reply *r)
         return;
     }
 
-    memset(&call, 0, sizeof(call));
     ddb_err_init(&aerr);
-    signed_request(c->rq, &sr);
-    if (c->h->acc.keys != NULL) {
-        call.signed_v4 = true;
-        if (sigv4_verify(c->h->acc.keys, "dynamodb", wall_ms(), &sr, &who,
-                         &aerr) == 0)
-            call.account = who.key->account;
-        else
-            call.auth = &aerr;
-    } else {
-        call.signed_v4 = sigv4_scope(&sr, &who);
-    }
-    call.target = request_header(c->rq, "X-Amz-Target");
-    call.body = c->body;
-    call.len = c->len;
-    call.region = who.region[0] != '\0' ? who.region : conf->default_region;
-    call.access_key = who.access_key;
-    call.host = request_header(c->rq, "Host");
+    call_of(c->h, c->rq, c->body, c->len, &call, &who, &aerr);
     api_dispatch(c->h->srv, &call, &ar);
     if (conf->log_level >= LOG_DEBUG)
         fprintf(stderr, "shardlocal: %s %u %.*s\n",
@@ -587,6 +602,42 @@ refuse(const struct http_request *rq, struct http_response *resp)
     finish(rq, &r, false, resp);
 }
 
+/*
+ * httpd's defer callback: hold back a DynamoDB item call whose partition a
+ * WAL checkpoint holds this moment (api_would_wait), so that the thread
+ * serves its other connections for those milliseconds; the checkpoint's
+ * end has it asked again (checkpoint_done). Only a plain POST / with an
+ * uncompressed body is considered, and none under --auth signature (its
+ * account needs the signature checked, which the call itself does): any
+ * other request goes ahead, and at worst waits for the checkpoint as every
+ * request did.
+ */
+static bool
+defer(void *cls, struct http_request *rq)
+{
+    struct http_server *h = cls;
+    struct sigv4_caller who;
+    struct api_call call;
+    const char *enc;
+
+    if (!api_checkpointing(h->srv) || h->acc.keys != NULL ||
+        rq->body == NULL || strcmp(rq->method, "POST") != 0 ||
+        strcmp(rq->target, "/") != 0)
+        return false;
+    enc = request_header(rq, "Content-Encoding");
+    if (enc != NULL && strcasecmp(enc, "identity") != 0)
+        return false;
+    call_of(h, rq, rq->body, rq->body_len, &call, &who, NULL);
+    return api_would_wait(h->srv, &call);
+}
+
+/* A checkpoint let a partition go: ask again about what was held back. */
+static void
+checkpoint_done(void *arg)
+{
+    httpd_wake(arg);
+}
+
 /* httpd's handler: every request comes through here. */
 static void
 handle(void *cls, struct http_request *rq, struct http_response *resp,
@@ -706,12 +757,13 @@ http_start(struct api_server *srv, const struct conf *c,
     h->acc = *a;
     memset(a, 0, sizeof(*a));
     h->local = cidr_host_is_loopback(c->host);
-    h->d = httpd_start(&o, handle, h);
+    h->d = httpd_start(&o, handle, defer, h);
     if (h->d == NULL) {
         http_access_free(&h->acc);
         free(h);
         return NULL;
     }
+    api_on_checkpoint_done(srv, checkpoint_done, h->d);
     return h;
 }
 
@@ -726,6 +778,7 @@ http_stop(struct http_server *h)
 {
     if (h == NULL)
         return;
+    api_on_checkpoint_done(h->srv, NULL, NULL);     /* before d goes */
     httpd_stop(h->d);
     http_access_free(&h->acc);
     free(h);

@@ -6,7 +6,9 @@
  * sweep every tick enforces the idle, header and body timeouts; past the
  * connection limit a new client is served by closing the most idle
  * connection; refused requests are answered, then the input is drained
- * for a moment before closing, so the client reads the answer. */
+ * for a moment before closing, so the client reads the answer. A request
+ * the defer callback holds back waits, read in full, while the thread
+ * serves its other connections; httpd_wake() has it asked again. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +44,8 @@ enum phase {
     P_IDLE = 0,                     /* between requests: nothing read */
     P_READ,                         /* a request is arriving */
     P_WRITE,                        /* an answer is being sent */
-    P_LINGER                        /* refused: draining, then close */
+    P_LINGER,                       /* refused: draining, then close */
+    P_DEFERRED                      /* read in full, held back (defer) */
 };
 
 struct conn {
@@ -71,7 +74,8 @@ struct worker {
     struct httpd *d;
     pthread_t th;
     int ep;                         /* epoll */
-    int evfd;                       /* wake-up (stop) */
+    int evfd;                       /* wake-up (stop, httpd_wake) */
+    unsigned ndeferred;             /* connections in P_DEFERRED */
     struct conn *conns;             /* owned list */
     struct conn *dead;              /* closed, freed after the event batch
                                        (a later event may still name one) */
@@ -88,6 +92,7 @@ struct httpd {
     unsigned port;
     struct httpd_options o;
     httpd_handler *fn;
+    httpd_defer *defer;             /* NULL: never */
     void *cls;
     struct worker *w;
     unsigned nw;
@@ -191,6 +196,8 @@ conn_close(struct worker *w, struct conn *c)
     if (c->next != NULL)
         c->next->prev = c->prev;
     w->nconns--;
+    if (c->phase == P_DEFERRED)
+        w->ndeferred--;
     request_fini(&c->rq);
     free(c->pending);
     free(c->wbuf);
@@ -318,7 +325,9 @@ wbuf_add(struct conn *c, const char *p, size_t n)
 }
 
 /* Call the handler on the finished (or refused) request and send its
- * answer. Returns false when c was closed. */
+ * answer, unless the defer callback holds it back: then c waits, watched
+ * for nothing (a hang-up still shows), until retry_deferred(). Returns
+ * false when c was closed. */
 static bool
 respond(struct worker *w, struct conn *c, uint64_t now)
 {
@@ -326,6 +335,19 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     struct strbuf h = { 0 };
     bool refused = c->rq.state == RQ_ERROR;
 
+    if (!refused && w->d->defer != NULL &&
+        !atomic_load(&w->d->stop) && w->d->defer(w->d->cls, &c->rq)) {
+        if (c->phase != P_DEFERRED) {
+            c->phase = P_DEFERRED;
+            w->ndeferred++;
+        }
+        watch(w, c, 0);
+        return true;
+    }
+    if (c->phase == P_DEFERRED) {
+        c->phase = P_READ;
+        w->ndeferred--;
+    }
     memset(&resp, 0, sizeof(resp));
     w->d->fn(w->d->cls, &c->rq, &resp, c->local, c->peer);
     c->close_after = resp.close || refused || !c->rq.keep_alive ||
@@ -441,6 +463,11 @@ conn_event(struct worker *w, struct conn *c, uint32_t ev, uint64_t now)
 {
     if (c->fd < 0)
         return;                         /* closed earlier in this batch */
+    if (c->phase == P_DEFERRED) {       /* watched for nothing: a hang-up */
+        if (ev & (EPOLLHUP | EPOLLERR))
+            conn_close(w, c);
+        return;
+    }
     if ((ev & EPOLLOUT) && !write_more(w, c, now))
         return;
     if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
@@ -454,6 +481,20 @@ conn_event(struct worker *w, struct conn *c, uint32_t ev, uint64_t now)
         }
     }
     run_pending(w, c, now);
+}
+
+/* Ask the defer callback again about each held-back request: answer those
+ * it lets go (and what arrived pipelined behind them). */
+static void
+retry_deferred(struct worker *w, uint64_t now)
+{
+    struct conn *c, *next;
+
+    for (c = w->conns; c != NULL && w->ndeferred > 0; c = next) {
+        next = c->next;
+        if (c->phase == P_DEFERRED && respond(w, c, now))
+            run_pending(w, c, now);
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -543,6 +584,8 @@ sweep(struct worker *w, uint64_t now)
             break;
         case P_LINGER:
             limit = LINGER_MS;
+            break;
+        case P_DEFERRED:                /* waits on us, not on the client */
             break;
         }
         if (limit != 0 && now - from > limit) {
@@ -720,15 +763,26 @@ worker_main(void *arg)
     while (!atomic_load(&w->d->stop)) {
         int n = epoll_wait(w->ep, evs, 64, TICK_MS), i;
         uint64_t now = mono_ms();
+        bool woken = false;
 
         for (i = 0; i < n && !atomic_load(&w->d->stop); i++) {
             void *p = evs[i].data.ptr;
 
             if (p == &w->d->lfd)
                 accept_some(w, now);
-            else if (p != &w->evfd)
+            else if (p == &w->evfd)
+                woken = true;
+            else
                 conn_event(w, p, evs[i].events, now);
         }
+        if (woken) {
+            uint64_t count;
+
+            (void)!read(w->evfd, &count, sizeof(count));
+        }
+        /* after the read: a wake-up from now on is seen next time */
+        if ((woken || now - last_sweep >= TICK_MS) && w->ndeferred > 0)
+            retry_deferred(w, now);
         if (now - last_sweep >= TICK_MS) {
             sweep(w, now);
             last_sweep = now;
@@ -816,13 +870,15 @@ listen_on(struct httpd *d)
 }
 
 struct httpd *
-httpd_start(const struct httpd_options *o, httpd_handler *fn, void *cls)
+httpd_start(const struct httpd_options *o, httpd_handler *fn,
+            httpd_defer *defer, void *cls)
 {
     struct httpd *d = xcalloc(1, sizeof(*d));
     unsigned i;
 
     d->o = *o;
     d->fn = fn;
+    d->defer = defer;
     d->cls = cls;
     d->nw = o->threads > 0 ? o->threads : 1;
     d->o.max_conns = fit_fd_limit(o->max_conns > 0 ? o->max_conns : 1);
@@ -883,6 +939,17 @@ struct http_budget *
 httpd_budget(struct httpd *d)
 {
     return &d->budget;
+}
+
+void
+httpd_wake(struct httpd *d)
+{
+    for (unsigned i = 0; i < d->nw; i++) {
+        uint64_t one = 1;
+
+        /* A failed write is harmless: the tick retries too. */
+        (void)!write(d->w[i].evfd, &one, sizeof(one));
+    }
 }
 
 void

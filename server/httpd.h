@@ -43,6 +43,14 @@ typedef void httpd_handler(void *cls, struct http_request *rq,
                            struct http_response *resp, const char *local,
                            const char *peer);
 
+/*
+ * Called on a worker thread before the handler for each complete request:
+ * true holds it back. The thread serves its other connections meanwhile
+ * and asks again after httpd_wake() (and at least every 100 ms); the
+ * client only sees its answer come later. Must not block.
+ */
+typedef bool httpd_defer(void *cls, struct http_request *rq);
+
 struct httpd_options {
     const char *host;               /* address to bind */
     unsigned port;                  /* 0: any free port */
@@ -63,7 +71,10 @@ struct httpd;
 
 /* Bind and start the threads. NULL (message on stderr) on failure. */
 struct httpd *httpd_start(const struct httpd_options *o, httpd_handler *fn,
-                          void *cls);
+                          httpd_defer *defer, void *cls);
+/* Have every thread ask the defer callback again about the requests it
+ * holds back. Any thread; cheap (a write to each thread's eventfd). */
+void httpd_wake(struct httpd *d);
 /* The bound port (useful with port 0). */
 unsigned httpd_port(const struct httpd *d);
 /* The budget every request body (and its decoding) is charged to. */

@@ -39,6 +39,10 @@ struct ckpt {
     struct partition *busy;             /* being checkpointed (unlocked) */
     bool stop;
     uint64_t done;                      /* checkpoints run (tests) */
+    void (*wake)(void *);               /* called as a partition is let go */
+    void *wake_arg;
+    atomic_bool holding;                /* busy's lock held or awaited
+                                           (read without mu) */
 };
 
 /* A new read-only descriptor of p's WAL file, or -1. */
@@ -75,6 +79,28 @@ presync_wal(const struct partition *p)
     close(fd);
 }
 
+/*
+ * p locked: checkpoint its WAL; once every frame is in the database file,
+ * start the log over here, with one write of the header page (the value
+ * SQLite keeps there for applications, which the store leaves at 0).
+ * Otherwise the next commit starts it over, and its sync of the new WAL
+ * header (1 to 3 ms on a slow disk) would hold up every request of its
+ * thread, not only those of this partition (see ckpt_holding()). Not
+ * inside a transaction: a split or a transaction that holds p keeps it
+ * locked, so p is idle here, but the check costs nothing.
+ */
+static void
+checkpoint_locked(struct partition *p)
+{
+    int log = 0, done = 0;
+
+    if (sqlite3_wal_checkpoint_v2(p->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                  &log, &done) == SQLITE_OK &&
+        log > 0 && done == log && sqlite3_get_autocommit(p->db))
+        (void)sqlite3_exec(p->db, "PRAGMA user_version=0", NULL, NULL,
+                           NULL);
+}
+
 static void *
 ckpt_main(void *arg)
 {
@@ -94,14 +120,18 @@ ckpt_main(void *arg)
         pthread_mutex_unlock(&ck->mu);
         /* partition_close() waits while p is busy, so p stays valid */
         presync_wal(p);
+        atomic_store(&p->ckpt_holding, true);
+        atomic_store(&ck->holding, true);
         pthread_mutex_lock(&p->mu);
         p->ckpt_queued = false;
         if (!p->retired)
-            (void)sqlite3_wal_checkpoint_v2(p->db, NULL,
-                                            SQLITE_CHECKPOINT_PASSIVE, NULL,
-                                            NULL);
+            checkpoint_locked(p);
         pthread_mutex_unlock(&p->mu);
+        atomic_store(&p->ckpt_holding, false);
+        atomic_store(&ck->holding, false);
         pthread_mutex_lock(&ck->mu);
+        if (ck->wake != NULL)           /* under mu: see ckpt_set_wake() */
+            ck->wake(ck->wake_arg);
         ck->busy = NULL;
         ck->done++;
         pthread_cond_broadcast(&ck->cv);
@@ -259,6 +289,26 @@ ckpt_detach(struct partition *p)
         close(p->wal_fd);
     p->wal_fd = -1;
     p->ckpt = NULL;
+}
+
+bool
+ckpt_holding(struct ckpt *ck)
+{
+    return ck != NULL &&
+           atomic_load_explicit(&ck->holding, memory_order_relaxed);
+}
+
+/* Under ck->mu, as the calls are: once this returns, the old fn is not
+ * running and will not be called again. */
+void
+ckpt_set_wake(struct ckpt *ck, void (*fn)(void *), void *arg)
+{
+    if (ck == NULL)
+        return;
+    pthread_mutex_lock(&ck->mu);
+    ck->wake = fn;
+    ck->wake_arg = arg;
+    pthread_mutex_unlock(&ck->mu);
 }
 
 uint64_t

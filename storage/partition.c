@@ -648,6 +648,12 @@ out:
     return rc;
 }
 
+bool
+partition_checkpointing(struct partition *p)
+{
+    return atomic_load_explicit(&p->ckpt_holding, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------------
  * Split support: copy a locked parent's rows into two fresh partitions,
  * then retire the parent.

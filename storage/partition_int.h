@@ -5,6 +5,7 @@
 #ifndef SHARDLOCAL_STORAGE_PARTITION_INT_H
 #define SHARDLOCAL_STORAGE_PARTITION_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -64,6 +65,8 @@ struct partition {
     bool ckpt_queued;                   /* in ckpt's queue (ckpt->mu) */
     int wal_fd;                         /* the WAL, for its writeback; -1 */
     unsigned wal_written;               /* WAL pages when it was started */
+    atomic_bool ckpt_holding;           /* checkpoint.c holds mu, or waits
+                                           for it (read without mu) */
 };
 
 /* ------------------------------------------------------------------------

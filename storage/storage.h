@@ -227,6 +227,19 @@ struct storage *storage_open_opts(const char *data_dir,
 struct storage *storage_open(const char *data_dir, struct ddb_err *err);
 void storage_close(struct storage *s);
 
+/* A checkpoint (storage_opts.checkpoint_pages) holds one partition's
+ * lock at a time, for milliseconds on a slow disk. Is one holding a lock
+ * now, and is it k's partition's? Hints read without locks, for a server
+ * that would rather serve other requests meanwhile: a request that goes
+ * ahead may still find its partition held, and then waits as before. */
+bool storage_checkpointing(struct storage *s);
+bool stable_key_checkpointing(struct stable *t, const struct item_key *k);
+/* Have fn(arg) called, on the checkpoint thread, each time a checkpoint
+ * lets a partition go; fn NULL for none. Once this returns, an earlier fn
+ * is neither running nor called again. */
+void storage_on_checkpoint_done(struct storage *s, void (*fn)(void *),
+                                void *arg);
+
 /* Create a table with nparts partitions evenly spread over the hash ring.
  * desc is copied. ResourceInUseException if the name exists. */
 int storage_table_create(struct storage *s, const char *name,

@@ -131,6 +131,9 @@ int partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
 int partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
                      struct ddb_err *err);
 
+/* Is checkpoint.c holding p's lock, or waiting for it? (No lock taken.) */
+bool partition_checkpointing(struct partition *p);
+
 /* Split support (used by stable_split). */
 void partition_lock(struct partition *p);
 void partition_unlock(struct partition *p);
@@ -285,6 +288,11 @@ struct ckpt;
 struct ckpt *ckpt_start(void);
 void ckpt_stop(struct ckpt *ck);
 uint64_t ckpt_count(struct ckpt *ck);
+/* Is the thread holding (or about to hold) a partition's lock? Read
+ * without locks: a hint for scheduling, never for correctness. */
+bool ckpt_holding(struct ckpt *ck);
+/* Have fn(arg) called, on the thread, each time it lets a partition go. */
+void ckpt_set_wake(struct ckpt *ck, void (*fn)(void *), void *arg);
 
 /* A fresh random id: STORAGE_ID_LEN hex characters. */
 void storage_new_id(char out[STORAGE_ID_LEN + 1]);

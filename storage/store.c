@@ -327,6 +327,18 @@ out:
     return s;
 }
 
+bool
+storage_checkpointing(struct storage *s)
+{
+    return ckpt_holding(s->ckpt);
+}
+
+void
+storage_on_checkpoint_done(struct storage *s, void (*fn)(void *), void *arg)
+{
+    ckpt_set_wake(s->ckpt, fn, arg);
+}
+
 /*
  * Close the store. Every handle from storage_table_get() must have been
  * released: handles point back at the store.

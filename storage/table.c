@@ -342,6 +342,12 @@ stable_partition(struct stable *t, const uint8_t hash[16])
     return l->parts[partmap_find(&l->map, storage_be64(hash))];
 }
 
+bool
+stable_key_checkpointing(struct stable *t, const struct item_key *k)
+{
+    return partition_checkpointing(stable_partition(t, k->hash));
+}
+
 int
 stable_get(struct stable *t, const struct item_key *k, json_t **item,
            struct ddb_err *err)

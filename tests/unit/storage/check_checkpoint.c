@@ -3,7 +3,9 @@
  * (storage/checkpoint.c): a partition whose WAL passes checkpoint_pages
  * is checkpointed without the writer doing it, the WAL stays bounded, and
  * every write is still there after the store is closed and reopened,
- * split, or deleted while its partitions are queued. */
+ * split, or deleted while its partitions are queued; while the thread
+ * holds a partition the store says so (for that partition only), and it
+ * starts the WAL over itself before letting go. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "storage/storage_int.h"
+#include "storage/partition_int.h"
 #include "tests/unit/storage/fixture.h"
 
 #define PAGES 8                         /* checkpoint_pages in these tests */
@@ -338,6 +340,68 @@ START_TEST(test_wal_fd_closed)
 }
 END_TEST
 
+static void
+count_wake(void *arg)
+{
+    atomic_int *n = arg;
+
+    atomic_fetch_add(n, 1);
+}
+
+/* While the thread waits for, then holds, a partition's lock, the store
+ * says so, for that partition's keys only; once it lets go, the wake
+ * callback has run, nothing is held, and the WAL has started over with no
+ * commit of anyone else's: its header's sync was the thread's, under its
+ * hold, not the next request's. */
+START_TEST(test_hold_seen)
+{
+    struct item_key in, out;
+    struct partition *p;
+    struct stable *t;
+    atomic_int woken = 0;
+    int log = -1, done = -1;
+    uint64_t n;
+
+    open_store(PAGES);
+    t = fixture_table("T", 2);
+    fixture_skey(&in, "a", NULL);
+    for (int i = 0; i < 100; i++) {
+        char pk[16];
+
+        snprintf(pk, sizeof(pk), "b%d", i);
+        fixture_skey(&out, pk, NULL);
+        if (stable_partition(t, out.hash) != stable_partition(t, in.hash))
+            break;
+    }
+    ck_assert_ptr_ne(stable_partition(t, out.hash),
+                     stable_partition(t, in.hash));
+    storage_on_checkpoint_done(st, count_wake, &woken);
+    ck_assert(!storage_checkpointing(st));
+    ck_assert(!stable_key_checkpointing(t, &in));
+    n = ckpt_count(st->ckpt);
+
+    p = fixture_checkpoint_hold(t, in.hash);
+    ck_assert(storage_checkpointing(st));
+    ck_assert(stable_key_checkpointing(t, &in));
+    ck_assert(!stable_key_checkpointing(t, &out));
+    ck_assert_int_eq(atomic_load(&woken), 0);
+    fixture_checkpoint_release(p);
+
+    ck_assert(wait_checkpoints(n));
+    ck_assert(!storage_checkpointing(st));
+    ck_assert(!stable_key_checkpointing(t, &in));
+    ck_assert_int_ge(atomic_load(&woken), 1);
+    partition_lock(p);
+    ck_assert_int_eq(sqlite3_wal_checkpoint_v2(p->db, NULL,
+                                               SQLITE_CHECKPOINT_PASSIVE,
+                                               &log, &done), SQLITE_OK);
+    partition_unlock(p);
+    ck_assert_int_le(log, 1);           /* the header page's frame only */
+    storage_on_checkpoint_done(st, NULL, NULL);
+    stable_release(t);
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -352,6 +416,7 @@ checkpoint_suite(void)
     tcase_add_test(tc, test_split_and_delete_while_queued);
     tcase_add_test(tc, test_wal_written_out);
     tcase_add_test(tc, test_wal_fd_closed);
+    tcase_add_test(tc, test_hold_seen);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-
+#include "storage/partition_int.h"
 #include "tests/unit/storage/fixture.h"
 
 char tmpdir[64];
@@ -223,4 +224,35 @@ fixture_log_switch(struct stable *t, bool on, uint64_t *seq, uint64_t *ms)
         *seq = m.seq;
     if (ms != NULL)
         *ms = m.ms;
+}
+
+struct partition *
+fixture_checkpoint_hold(struct stable *t, const uint8_t hash[16])
+{
+    struct partition *p = stable_partition(t, hash);
+
+    partition_lock(p);
+    /* commits of the test's own on the partition's connection, until the
+     * WAL hook queues it (the flag is set on this thread, and the thread
+     * clears it only with the lock this thread holds) */
+    for (int i = 0; i < 10000 && !p->ckpt_queued; i++) {
+        char sql[96];
+
+        snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO log_meta "
+                 "VALUES ('fixture', %d)", i);
+        ck_assert_int_eq(sqlite3_exec(p->db, sql, NULL, NULL, NULL),
+                         SQLITE_OK);
+    }
+    ck_assert_msg(p->ckpt_queued, "the WAL was never queued");
+    for (int i = 0; i < 500 && !partition_checkpointing(p); i++)
+        usleep(10000);                  /* the thread's presync */
+    ck_assert_msg(partition_checkpointing(p),
+                  "the checkpoint thread never came for the lock");
+    return p;
+}
+
+void
+fixture_checkpoint_release(struct partition *p)
+{
+    partition_unlock(p);
 }

@@ -70,6 +70,16 @@ int fixture_fail_fn(void *arg, const json_t *old, size_t old_size,
                     json_t **new_item, size_t *new_size, bool *keep,
                     struct ddb_err *err);
 
+/* With st opened with checkpoint_pages, lock the partition of hash (in
+ * t) and commit on it until its WAL is queued for a checkpoint, then wait
+ * (at most 5 s) until the checkpoint thread waits for that lock: the
+ * state a checkpoint holding the partition shows everyone else. The
+ * partition, still locked: fixture_checkpoint_release() lets the thread
+ * in. */
+struct partition *fixture_checkpoint_hold(struct stable *t,
+                                          const uint8_t hash[16]);
+void fixture_checkpoint_release(struct partition *p);
+
 /* Switch t's change log on or off (stable_log_switch) with an empty
  * description; *seq and *ms (may be NULL) receive the marker and the
  * birth time. */
