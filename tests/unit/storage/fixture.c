@@ -69,6 +69,19 @@ fixture_table(const char *name, unsigned nparts)
     return storage_table_get(st, name);
 }
 
+void
+fixture_skey_elsewhere(struct stable *t, const uint8_t hash[16], char *pk,
+                       size_t cap, struct item_key *k)
+{
+    for (int i = 0; i < 100; i++) {
+        snprintf(pk, cap, "b%d", i);
+        fixture_skey(k, pk, NULL);
+        if (stable_part_of(t, k->hash) != stable_part_of(t, hash))
+            return;
+    }
+    ck_abort_msg("no key on another partition");
+}
+
 long
 fixture_num(const json_t *item, const char *attr)
 {

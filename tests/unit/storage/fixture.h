@@ -30,6 +30,11 @@ void fixture_skey(struct item_key *k, const char *pk, const char *sk);
 
 /* Create table name with nparts partitions in st; a new handle to it. */
 struct stable *fixture_table(const char *name, unsigned nparts);
+/* A partition key ("b0", "b1", ...) whose item lives in t on another
+ * partition than hash's, into pk (cap bytes) and *k (an S key); fails the
+ * test when none of the first hundred does. */
+void fixture_skey_elsewhere(struct stable *t, const uint8_t hash[16],
+                            char *pk, size_t cap, struct item_key *k);
 
 /* N attribute attr of item as a long; -1 if item is NULL. */
 long fixture_num(const json_t *item, const char *attr);
