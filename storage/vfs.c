@@ -1,18 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* vfs.c - one write system call per WAL frame. SQLite appends a frame to
- * the WAL as two writes: its 24-byte header, then the page. Each is a
- * pwrite(), and a PutItem commits one frame, so half of its WAL system
- * calls carry 24 bytes. This VFS wraps the default one and, for WAL files
- * only, holds a write of at most HOLD_MAX bytes until the next call on
- * that file: a write that continues it goes out with it as one pwrite(),
- * anything else (a read, a sync, a size, a lock, a close, a write
- * elsewhere) first writes the held bytes as they came. The file sees the
- * same bytes in the same order; they only reach the OS one call later.
- * SQLite's last write of a commit is always a page (the WAL header and a
- * frame header are followed by more of the same frame), so a COMMIT that
- * returns has nothing held: what kill -9 can lose is unchanged.
- * storage_vfs_held() lets the tests check that. Other files pass straight
- * to the wrapped VFS: their sqlite3_file is the wrapped VFS's own. */
+/* vfs.c - the WAL written in whole blocks, one system call per frame.
+ *
+ * SQLite appends a frame to the WAL as two writes: its 24-byte header,
+ * then the page. Each is a pwrite(), and a PutItem commits one frame, so
+ * half of its WAL system calls carry 24 bytes. This VFS wraps the default
+ * one and, for WAL files only, holds a write of at most HOLD_MAX bytes
+ * until the next call on that file: a write that continues it goes out
+ * with it as one pwrite(), anything else (a read, a sync, a size, a lock,
+ * a close, a write elsewhere) first writes the held bytes as they came.
+ * The file sees the same bytes in the same order; they only reach the OS
+ * one call later. SQLite's last write of a commit is always a page (the
+ * WAL header and a frame header are followed by more of the same frame),
+ * so a COMMIT that returns has nothing held: what kill -9 can lose is
+ * unchanged. storage_vfs_held() lets the tests check that.
+ *
+ * A frame (24 + 4,096 bytes) ends inside a file block, and after a
+ * checkpoint the log starts over at the front of the file, over the last
+ * cycle's frames. When the block it ends in has left the page cache, the
+ * kernel reads that block from the disk before it takes the write: the
+ * request thread waits for a disk read (0.5 ms on average, 30 ms at
+ * worst, about 60 times a second under load; bench/README.md, ninth
+ * round). Past the end of the log the bytes are dead (an old cycle's
+ * frames, which recovery already rejects for their salt), so a write
+ * that reaches the end of the log goes out padded with zeros to the end
+ * of its block, and the kernel has nothing to read. The end of the log
+ * is the end of this file's furthest write since its header (offset 0)
+ * was last written: only one connection writes a WAL (locking_mode
+ * EXCLUSIVE), and SQLite only ever writes behind that end to rewrite
+ * frames of the transaction it is writing. Writes behind it go out as
+ * they came.
+ *
+ * Other files pass straight to the wrapped VFS: their sqlite3_file is the
+ * wrapped VFS's own. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,13 +41,19 @@
 
 #define HOLD_MAX 32                     /* the WAL header: 32, a frame's: 24 */
 
+/* The file system block a write ending inside it would have the kernel
+ * read first (4 KB on ext4 and XFS; a smaller block needs less padding). */
+#define PAD_BLOCK 4096
+
 struct wal_file {
     sqlite3_file base;                  /* pMethods = &wal_methods */
     sqlite3_file *real;                 /* the wrapped file, just after */
     sqlite3_int64 off;                  /* the held write's offset */
     int len;                            /* its length, 0: nothing held */
     unsigned char held[HOLD_MAX];
-    unsigned char *buf;                 /* held + the next write, joined */
+    sqlite3_int64 end;                  /* the end of the log: past it,
+                                           the file's bytes are dead */
+    unsigned char *buf;                 /* a write joined or padded */
     size_t cap;
 };
 
@@ -44,6 +69,48 @@ wrapped(void)
     return (sqlite3_vfs *)vfs.pAppData;
 }
 
+/* w->buf with room for n bytes, or NULL. */
+static unsigned char *
+room(struct wal_file *w, size_t n)
+{
+    if (n > w->cap) {
+        unsigned char *nb = realloc(w->buf, n);
+
+        if (nb == NULL)
+            return NULL;
+        w->buf = nb;
+        w->cap = n;
+    }
+    return w->buf;
+}
+
+/* Write n bytes of p (which may be w->buf) at off: padded with zeros to
+ * the end of its block when it reaches the end of the log (see the top of
+ * the file), as it came otherwise. */
+static int
+put(struct wal_file *w, const void *p, int n, sqlite3_int64 off)
+{
+    sqlite3_int64 end = off + n;
+    size_t pad = (size_t)(PAD_BLOCK - end % PAD_BLOCK) % PAD_BLOCK;
+    unsigned char *b;
+    int rc;
+
+    if (off == 0)
+        w->end = 0;                     /* the header: the log starts over */
+    if (end < w->end || pad == 0 ||
+        (b = room(w, (size_t)n + pad)) == NULL)
+        rc = w->real->pMethods->xWrite(w->real, p, n, off);
+    else {
+        if (b != p)
+            memcpy(b, p, (size_t)n);
+        memset(b + n, 0, pad);
+        rc = w->real->pMethods->xWrite(w->real, b, n + (int)pad, off);
+    }
+    if (rc == SQLITE_OK && end > w->end)
+        w->end = end;
+    return rc;
+}
+
 /* Write what w holds, as it came. */
 static int
 flush(struct wal_file *w)
@@ -53,7 +120,7 @@ flush(struct wal_file *w)
     if (n == 0)
         return SQLITE_OK;
     w->len = 0;
-    return w->real->pMethods->xWrite(w->real, w->held, n, w->off);
+    return put(w, w->held, n, w->off);
 }
 
 static int
@@ -70,19 +137,13 @@ wal_write(sqlite3_file *f, const void *p, int n, sqlite3_int64 off)
             w->len = (int)total;
             return SQLITE_OK;
         }
-        if (total > w->cap) {
-            unsigned char *nb = realloc(w->buf, total);
-
-            if (nb == NULL)
-                return SQLITE_IOERR_NOMEM;
-            w->buf = nb;
-            w->cap = total;
-        }
+        /* room for the padding too, so put() pads in place */
+        if (room(w, total + PAD_BLOCK) == NULL)
+            return SQLITE_IOERR_NOMEM;
         memcpy(w->buf, w->held, (size_t)w->len);
         memcpy(w->buf + w->len, p, (size_t)n);
         w->len = 0;
-        return w->real->pMethods->xWrite(w->real, w->buf, (int)total,
-                                         w->off);
+        return put(w, w->buf, (int)total, w->off);
     }
     if ((rc = flush(w)) != SQLITE_OK)
         return rc;
@@ -92,7 +153,7 @@ wal_write(sqlite3_file *f, const void *p, int n, sqlite3_int64 off)
         w->len = n;
         return SQLITE_OK;
     }
-    return w->real->pMethods->xWrite(w->real, p, n, off);
+    return put(w, p, n, off);
 }
 
 static int
@@ -126,7 +187,11 @@ wal_read(sqlite3_file *f, void *p, int n, sqlite3_int64 off)
 static int
 wal_truncate(sqlite3_file *f, sqlite3_int64 size)
 {
+    struct wal_file *w = (struct wal_file *)f;
+
     FLUSHED(f);
+    if (w->end > size)
+        w->end = size;
     return REAL(f)->pMethods->xTruncate(REAL(f), size);
 }
 
