@@ -51,13 +51,18 @@ struct partition {
     /* All 0xFF and longer than any stored key column, so greater than all
      * of them: the "no upper bound" value. */
     uint8_t ff_blob[KEY_BYTES_MAX + 1];
-    bool retired;                       /* replaced by a split: db closed */
+    atomic_bool retired;                /* replaced by a split: db closed
+                                           (read without mu by
+                                           partition_stats()) */
     bool fenced;                        /* holds part of a transaction whose
                                            rest could not be written: item
                                            calls fail until a restart
                                            replays its journal entry */
-    bool stats_valid;                   /* count/bytes loaded and kept */
-    uint64_t count, bytes;              /* live rows and sum(size) */
+    /* Written under mu; partition_stats() reads them without it once
+     * loaded, so that a write's size check never waits for a checkpoint
+     * holding mu. */
+    atomic_bool stats_valid;            /* count/bytes loaded and kept */
+    _Atomic uint64_t count, bytes;      /* live rows and sum(size) */
     bool trimmed_valid;                 /* trimmed loaded */
     uint64_t trimmed;                   /* the log's last trimmed number */
     struct ckpt *ckpt;                  /* checkpoint.c, NULL: SQLite's */

@@ -127,7 +127,8 @@ int partition_query(struct partition *p, const uint8_t h[16],
 int partition_scan(struct partition *p, uint64_t lo, uint64_t hi_excl,
                    bool hi_open, const struct item_key *start,
                    const struct stable_rows *rows, struct ddb_err *err);
-/* count(*) and sum(size), added to *count and *bytes. */
+/* count(*) and sum(size), added to *count and *bytes. Once loaded, read
+ * without p's lock: a checkpoint holding it does not hold this up. */
 int partition_stats(struct partition *p, uint64_t *count, uint64_t *bytes,
                      struct ddb_err *err);
 

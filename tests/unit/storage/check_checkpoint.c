@@ -9,6 +9,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -394,6 +395,62 @@ START_TEST(test_hold_seen)
 }
 END_TEST
 
+struct stats_call {
+    struct stable *t;
+    unsigned part;
+    uint64_t count, bytes;
+    atomic_bool done;
+};
+
+static void *
+stats_main(void *arg)
+{
+    struct stats_call *c = arg;
+    struct ddb_err err;
+
+    ddb_err_init(&err);
+    ck_assert_int_eq(stable_part_stats(c->t, c->part, &c->count, &c->bytes,
+                                       &err), 0);
+    atomic_store(&c->done, true);
+    return NULL;
+}
+
+/* A write's size check reads its partition's item count and bytes: while
+ * a checkpoint holds the partition, it gets them at once, as they were,
+ * instead of waiting for the hold to end. */
+START_TEST(test_stats_while_held)
+{
+    struct stats_call c = { 0 };
+    uint64_t count = 0, bytes = 0;
+    struct item_key in;
+    struct ddb_err err;
+    struct partition *p;
+    pthread_t th;
+
+    ddb_err_init(&err);
+    open_store(PAGES);
+    c.t = fixture_table("T", 2);
+    for (int i = 0; i < 20; i++)
+        put(c.t, i);
+    fixture_skey(&in, "a", NULL);
+    c.part = stable_part_of(c.t, in.hash);
+    ck_assert_int_eq(stable_part_stats(c.t, c.part, &count, &bytes, &err),
+                     0);
+    ck_assert_uint_gt(count, 0);
+
+    p = fixture_checkpoint_hold(c.t, in.hash);
+    ck_assert_int_eq(pthread_create(&th, NULL, stats_main, &c), 0);
+    for (int i = 0; i < 200 && !atomic_load(&c.done); i++)
+        usleep(10000);
+    ck_assert_msg(atomic_load(&c.done), "the stats waited for the hold");
+    fixture_checkpoint_release(p);
+    pthread_join(th, NULL);
+    ck_assert_uint_eq(c.count, count);
+    ck_assert_uint_eq(c.bytes, bytes);
+    stable_release(c.t);
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -409,6 +466,7 @@ checkpoint_suite(void)
     tcase_add_test(tc, test_wal_written_out);
     tcase_add_test(tc, test_wal_fd_closed);
     tcase_add_test(tc, test_hold_seen);
+    tcase_add_test(tc, test_stats_while_held);
     suite_add_tcase(s, tc);
     return s;
 }
