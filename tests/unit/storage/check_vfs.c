@@ -84,6 +84,26 @@ query_int(sqlite3 *db, const char *sql)
     return v;
 }
 
+/* A database tmpdir/name with one row committed; its WAL's path in wal
+ * (of cap bytes) and *db. Returns the WAL file SQLite writes through. */
+static sqlite3_file *
+wal_file_of(const char *name, char *wal, size_t cap, sqlite3 **db)
+{
+    char path[128];
+    sqlite3_file *f = NULL;
+
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    snprintf(wal, cap, "%s-wal", path);
+    *db = open_wal_db(path);
+    ck_assert_int_eq(sqlite3_exec(*db, "INSERT INTO t VALUES (1, x'00')",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_file_control(*db, "main",
+                                          SQLITE_FCNTL_JOURNAL_POINTER, &f),
+                     SQLITE_OK);
+    ck_assert_ptr_nonnull(f);
+    return f;
+}
+
 /* Every COMMIT returns with nothing held, and a copy of the database and
  * its WAL taken while the connection is still open (what kill -9 leaves)
  * holds every committed row, intact. */
@@ -124,20 +144,12 @@ END_TEST
  * write elsewhere or a sync first writes what is held. */
 START_TEST(test_short_write_held_until_next_call)
 {
-    char path[128], wal[140], frame[24], page[100];
-    sqlite3_file *f = NULL;
+    char wal[140], frame[24], page[100];
+    sqlite3_file *f;
     long long end;
     sqlite3 *db;
 
-    snprintf(path, sizeof(path), "%s/b.db", tmpdir);
-    snprintf(wal, sizeof(wal), "%s-wal", path);
-    db = open_wal_db(path);
-    ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO t VALUES (1, x'00')",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_file_control(db, "main",
-                                          SQLITE_FCNTL_JOURNAL_POINTER, &f),
-                     SQLITE_OK);
-    ck_assert_ptr_nonnull(f);
+    f = wal_file_of("b.db", wal, sizeof(wal), &db);
     memset(frame, 'h', sizeof(frame));
     memset(page, 'p', sizeof(page));
     end = file_size(wal);
@@ -228,20 +240,12 @@ END_TEST
  * offset 0 (the header of a new log) starts the log over. */
 START_TEST(test_log_end_padded)
 {
-    char path[128], wal[140], a[10000], b[100], c[50], back[12288];
-    sqlite3_file *f = NULL;
+    char wal[140], a[10000], b[100], c[50], back[12288];
+    sqlite3_file *f;
     long long base;
     sqlite3 *db;
 
-    snprintf(path, sizeof(path), "%s/f.db", tmpdir);
-    snprintf(wal, sizeof(wal), "%s-wal", path);
-    db = open_wal_db(path);
-    ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO t VALUES (1, x'00')",
-                                  NULL, NULL, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_file_control(db, "main",
-                                          SQLITE_FCNTL_JOURNAL_POINTER, &f),
-                     SQLITE_OK);
-    ck_assert_ptr_nonnull(f);
+    f = wal_file_of("f.db", wal, sizeof(wal), &db);
     base = file_size(wal);
     ck_assert_int_eq(base % 4096, 0);
     memset(a, 'a', sizeof(a));
