@@ -7,9 +7,9 @@
  * Every answer carries DynamoDB's headers and is compressed when the
  * client accepts it and it is large enough. */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -84,9 +84,10 @@ room(struct wal_file *w, size_t n)
     return w->buf;
 }
 
-/* Write n bytes of p (which may be w->buf) at off: padded with zeros to
- * the end of its block when it reaches the end of the log (see the top of
- * the file), as it came otherwise. */
+/* Write n bytes of p at off: padded with zeros to the end of its block
+ * when it reaches the end of the log (see the top of the file), as it
+ * came otherwise. p may be w->buf only with room for the padding behind
+ * the n bytes (room() would move it). */
 static int
 put(struct wal_file *w, const void *p, int n, sqlite3_int64 off)
 {
@@ -111,7 +112,7 @@ put(struct wal_file *w, const void *p, int n, sqlite3_int64 off)
     return rc;
 }
 
-/* Write what w holds, as it came. */
+/* Write what w holds. */
 static int
 flush(struct wal_file *w)
 {
