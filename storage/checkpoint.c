@@ -26,8 +26,8 @@
  * to that bound when the log starts over. */
 #define CKPT_INLINE_FACTOR 4
 
-/* WAL pages (1 MB) whose writeback a commit starts at once; see
- * wal_writeback(). */
+/* WAL pages (512 KB of 2 KB pages) whose writeback a commit starts at
+ * once; see wal_writeback(). */
 #define CKPT_TRICKLE_PAGES 256
 
 struct ckpt {
@@ -193,12 +193,12 @@ ckpt_queue(struct ckpt *ck, struct partition *p)
  * p locked: start writing out the WAL pages committed since the last
  * call (sync_file_range() without waiting), once CKPT_TRICKLE_PAGES of
  * them have collected. Otherwise they all go out at once when the thread
- * syncs the WAL before a checkpoint: 16 MB of writeback, about 7 ms of
- * kernel time on the thread, which on a server pinned to one core
- * preempts the request thread (UpdateItem p99 8-33 ms; 5-7 ms with the
- * thread moved to another core, and 5-7 ms on one core with this;
- * bench/README.md, seventh round). In slices of 1 MB the work fits
- * between requests, and that sync finds the pages written. Done here
+ * syncs the WAL before a checkpoint: 16 MB of writeback with the 4 KB
+ * pages of then, about 7 ms of kernel time on the thread, which on a
+ * server pinned to one core preempts the request thread (UpdateItem p99
+ * 8-33 ms; 5-7 ms with the thread moved to another core, and 5-7 ms on
+ * one core with this; bench/README.md, seventh round). In slices of 256
+ * pages the work fits between requests, and that sync finds the pages written. Done here
  * rather than on the thread: handing each slice to the thread measured
  * worse (the same section). It only moves when pages reach the disk, which
  * the kernel is free to do at any time anyway, so durability is
@@ -243,19 +243,27 @@ int
 ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages)
 {
     char sql[96];
+    sqlite3_stmt *st;
+    long long page = 4096;
 
     if (ck == NULL || pages == 0 || p->path == NULL)
         return 0;                       /* SQLite's own checkpoints */
+    if (sqlite3_prepare_v2(p->db, "PRAGMA page_size", -1, &st, NULL) !=
+        SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        page = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
     /* the WAL file keeps its size after a checkpoint (rewriting it costs
-     * no new blocks), up to the frames (a 4 KB page and its 24-byte
-     * header each) of the inline bound: journal_size_limit truncates it
-     * back to that when the log starts over. At the threshold itself,
-     * the commits made while the thread got to the partition took it past
-     * the limit every cycle, and the commit that restarted the log paid a
-     * truncate (about 1 ms) and the blocks were allocated again. */
+     * no new blocks), up to the frames (a page and its 24-byte header
+     * each) of the inline bound: journal_size_limit truncates it back to
+     * that when the log starts over. At the threshold itself, the commits
+     * made while the thread got to the partition took it past the limit
+     * every cycle, and the commit that restarted the log paid a truncate
+     * (about 1 ms) and the blocks were allocated again. */
     snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit=%llu",
              (unsigned long long)CKPT_INLINE_FACTOR * pages *
-                 (4096ull + 24) + 32);
+                 ((unsigned long long)page + 24) + 32);
     if (sqlite3_exec(p->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return -1;
     p->ckpt = ck;

@@ -451,6 +451,64 @@ START_TEST(test_stats_while_held)
 }
 END_TEST
 
+/* The value of "PRAGMA name" on p's connection. */
+static long long
+pragma_of(struct partition *p, const char *name)
+{
+    char sql[64];
+    sqlite3_stmt *q;
+    long long v;
+
+    snprintf(sql, sizeof(sql), "PRAGMA %s", name);
+    partition_lock(p);
+    ck_assert_int_eq(sqlite3_prepare_v2(partition_db_locked(p), sql, -1, &q,
+                                        NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    partition_unlock(p);
+    return v;
+}
+
+/* A new partition's database has 2 KB pages, and its WAL's size limit
+ * counts frames of that size; one made with 4 KB pages (SQLite's default,
+ * the earlier releases') opens with them and a limit of their size. */
+START_TEST(test_page_size)
+{
+    struct item_key in;
+    struct ddb_err err;
+    struct partition *p;
+    struct stable *t;
+    char path[128];
+    sqlite3 *db;
+
+    open_store(PAGES);
+    t = fixture_table("T", 1);
+    put(t, 1);
+    fixture_skey(&in, "a", NULL);
+    p = stable_partition(t, in.hash);
+    ck_assert_int_eq(pragma_of(p, "page_size"), 2048);
+    ck_assert_int_eq(pragma_of(p, "journal_size_limit"),
+                     4LL * PAGES * (2048 + 24) + 32);
+    stable_release(t);
+
+    snprintf(path, sizeof(path), "%s/old.db", tmpdir);
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(db, "PRAGMA page_size=4096; "
+                                  "PRAGMA journal_mode=WAL; "
+                                  "CREATE TABLE x (y)", NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    ddb_err_init(&err);
+    p = partition_open(st, path, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(pragma_of(p, "page_size"), 4096);
+    ck_assert_int_eq(pragma_of(p, "journal_size_limit"),
+                     4LL * PAGES * (4096 + 24) + 32);
+    partition_close(p);
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -467,6 +525,7 @@ checkpoint_suite(void)
     tcase_add_test(tc, test_wal_fd_closed);
     tcase_add_test(tc, test_hold_seen);
     tcase_add_test(tc, test_stats_while_held);
+    tcase_add_test(tc, test_page_size);
     suite_add_tcase(s, tc);
     return s;
 }
