@@ -897,8 +897,7 @@ rows_fill(void *arg, struct playout *l, struct ddb_err *err)
             storage_sql_err(db, "restore", err);
             goto out;
         }
-        (void)sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_FULL,
-                                        NULL, NULL);
+        (void)ckpt_full_locked(l->parts[i]);
     }
     rc = 0;
 out:

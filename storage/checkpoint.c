@@ -4,8 +4,10 @@
  * pages: that request copies the WAL into the database file and syncs
  * both, a multi-millisecond stall for whoever waits behind it. Here the
  * WAL hook of a partition that passes --checkpoint-pages only queues it,
- * and one thread per store runs the (passive) checkpoint under the
- * partition's lock, between requests. Should that thread fall behind, the
+ * and one thread per store checkpoints it on a connection of its own
+ * while the partition's requests go on, then once more under the
+ * partition's lock for what they committed meanwhile, and starts the log
+ * over. Should that thread fall behind, the
  * commit that takes a WAL past four times the threshold checkpoints
  * inline, as SQLite would, so the WAL stays bounded. A failed checkpoint
  * loses nothing: the frames stay in the WAL and the next commit past the
@@ -45,38 +47,47 @@ struct ckpt {
                                            (read without mu) */
 };
 
-/* A new read-only descriptor of p's WAL file, or -1. */
+/* A new read-only descriptor of p's database file with suffix appended
+ * to its name ("-wal": its WAL), or -1. */
 static int
-wal_open(const struct partition *p)
+file_open(const struct partition *p, const char *suffix)
 {
-    char wal[4096];
+    char name[4096];
 
     if (p->path == NULL ||
-        snprintf(wal, sizeof(wal), "%s-wal", p->path) >= (int)sizeof(wal))
+        snprintf(name, sizeof(name), "%s%s", p->path, suffix) >=
+            (int)sizeof(name))
         return -1;
-    return open(wal, O_RDONLY | O_CLOEXEC);
+    return open(name, O_RDONLY | O_CLOEXEC);
+}
+
+/* fdatasync() the file of p named by suffix (see file_open()) times
+ * times; best effort. */
+static void
+file_sync(const struct partition *p, const char *suffix, int times)
+{
+    int fd = file_open(p, suffix);
+
+    if (fd < 0)
+        return;
+    while (times-- > 0)
+        (void)fdatasync(fd);
+    close(fd);
 }
 
 /* Writes p's WAL out to disk without p's lock. A checkpoint under
  * synchronous=NORMAL first syncs the WAL, then copies it into the
- * database file and syncs that, all under the lock the requests wait
- * for; most of the wait was the WAL's sync (7 of 10 ms for 1,024 frames
- * on ext4). Synced here first, the checkpoint's own sync only writes the
- * frames committed since. Twice: the first pass waits for the cycle's
- * frames (most already on their way: wal_writeback()), while more
- * commits arrive; the second writes those, leaving the checkpoint's own
- * sync under the lock little more than the device's flush. Best effort:
- * a failure leaves that sync to the checkpoint, as before. */
+ * database file and syncs that; when all of it ran under the lock the
+ * requests wait for, most of the wait was the WAL's sync (7 of 10 ms for
+ * 1,024 frames on ext4). Synced here first, a checkpoint's own sync only
+ * writes the frames committed since. Twice: the first pass waits for the
+ * cycle's frames (most already on their way: wal_writeback()), while
+ * more commits arrive; the second writes those. Best effort: a failure
+ * leaves that sync to the checkpoint. */
 static void
 presync_wal(const struct partition *p)
 {
-    int fd = wal_open(p);
-
-    if (fd < 0)
-        return;
-    (void)fdatasync(fd);
-    (void)fdatasync(fd);
-    close(fd);
+    file_sync(p, "-wal", 2);
 }
 
 /*
@@ -101,6 +112,51 @@ checkpoint_locked(struct partition *p)
                            NULL);
 }
 
+/*
+ * Copies p's WAL into its database file and syncs that without p's lock,
+ * on the thread's own connection (opened on first use): SQLite lets a
+ * checkpoint run beside the writer of a WAL database, which only needs
+ * the two connections to share the WAL's index, as they do in this
+ * process (storage/vfs.c). The copy and the database file's sync grow
+ * with the pages a cycle changed, up to the cycle's 4,096 frames: with
+ * items of 1,000 bytes they held the partition 13 to 17 ms (median), and
+ * its requests waited; now 4 to 5 ms, for what was committed meanwhile
+ * (bench/README.md, tenth round). SQLite syncs the database file only
+ * when its checkpoint has caught up with the end of the WAL, which
+ * writers beside it rarely let it do, so the sync is made here:
+ * otherwise the hold's sync wrote every page copied here (6 to 7 ms).
+ * p->db is not used here; a split, a rehash or a restore filling p
+ * checkpoints it under ckpt_mu too (ckpt_full_locked()), and SQLite runs
+ * one checkpoint at a time (another fails at once with SQLITE_BUSY).
+ */
+static void
+copy_unlocked(struct partition *p)
+{
+    struct ddb_err err;
+
+    if (atomic_load(&p->retired))
+        return;
+    pthread_mutex_lock(&p->ckpt_mu);
+    if (p->ckdb == NULL && !atomic_load(&p->retired)) {
+        ddb_err_init(&err);
+        p->ckdb = storage_db_open(p->path, SQLITE_OPEN_READWRITE |
+                                  SQLITE_OPEN_NOMUTEX, &err);
+        /* the checkpoint syncs the WAL before it copies it and the
+         * database file after; the durability does not change that */
+        if (p->ckdb != NULL &&
+            sqlite3_exec(p->ckdb, "PRAGMA synchronous=NORMAL", NULL, NULL,
+                         NULL) != SQLITE_OK) {
+            sqlite3_close(p->ckdb);
+            p->ckdb = NULL;
+        }
+    }
+    if (p->ckdb != NULL &&
+        sqlite3_wal_checkpoint_v2(p->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE,
+                                  NULL, NULL) == SQLITE_OK)
+        file_sync(p, "", 1);
+    pthread_mutex_unlock(&p->ckpt_mu);
+}
+
 static void *
 ckpt_main(void *arg)
 {
@@ -120,6 +176,7 @@ ckpt_main(void *arg)
         pthread_mutex_unlock(&ck->mu);
         /* partition_close() waits while p is busy, so p stays valid */
         presync_wal(p);
+        copy_unlocked(p);
         atomic_store(&p->ckpt_holding, true);
         atomic_store(&ck->holding, true);
         pthread_mutex_lock(&p->mu);
@@ -215,7 +272,7 @@ wal_writeback(struct partition *p, unsigned pages)
     if (pages - p->wal_written < step)
         return;
     p->wal_written = pages;
-    if (p->wal_fd < 0 && (p->wal_fd = wal_open(p)) < 0)
+    if (p->wal_fd < 0 && (p->wal_fd = file_open(p, "-wal")) < 0)
         return;
     (void)sync_file_range(p->wal_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 }
@@ -291,12 +348,39 @@ ckpt_detach(struct partition *p)
     while (ck->busy == p)
         pthread_cond_wait(&ck->cv, &ck->mu);
     pthread_mutex_unlock(&ck->mu);
+    sqlite3_close(p->ckdb);             /* before p->db: see
+                                           ckpt_retire_locked() */
+    p->ckdb = NULL;
     if (p->db != NULL)
         sqlite3_wal_hook(p->db, NULL, NULL);
     if (p->wal_fd >= 0)
         close(p->wal_fd);
     p->wal_fd = -1;
     p->ckpt = NULL;
+}
+
+int
+ckpt_full_locked(struct partition *p)
+{
+    int rc;
+
+    pthread_mutex_lock(&p->ckpt_mu);
+    rc = sqlite3_wal_checkpoint_v2(p->db, NULL, SQLITE_CHECKPOINT_FULL,
+                                   NULL, NULL);
+    pthread_mutex_unlock(&p->ckpt_mu);
+    return rc;
+}
+
+/* Closed before p->db, ckdb finds p->db's lock on the database and leaves
+ * the WAL as it is; p->db's close then checkpoints it, as a last
+ * connection does. */
+void
+ckpt_retire_locked(struct partition *p)
+{
+    pthread_mutex_lock(&p->ckpt_mu);
+    sqlite3_close(p->ckdb);
+    p->ckdb = NULL;
+    pthread_mutex_unlock(&p->ckpt_mu);
 }
 
 bool

@@ -181,6 +181,7 @@ partition_open(struct storage *s, const char *path, struct ddb_err *err)
     bool power = s->opts.durability == STORAGE_DURABLE_POWER;
 
     pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_init(&p->ckpt_mu, NULL);
     p->wal_fd = -1;
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
     if (path != NULL)
@@ -195,11 +196,9 @@ partition_open(struct storage *s, const char *path, struct ddb_err *err)
      * (one made with SQLite's 4 KB keeps it): see PART_PAGE_SIZE. */
     if (sqlite3_exec(p->db,
                      power ? "PRAGMA page_size=" PART_PAGE_SIZE "; "
-                             "PRAGMA locking_mode=EXCLUSIVE; "
                              "PRAGMA journal_mode=WAL; "
                              "PRAGMA synchronous=FULL;"
                            : "PRAGMA page_size=" PART_PAGE_SIZE "; "
-                             "PRAGMA locking_mode=EXCLUSIVE; "
                              "PRAGMA journal_mode=WAL; "
                              "PRAGMA synchronous=NORMAL;",
                      NULL, NULL, NULL) != SQLITE_OK ||
@@ -234,6 +233,7 @@ partition_close(struct partition *p)
     for (int i = 0; i < ST_COUNT; i++)
         sqlite3_finalize(p->st[i]);
     sqlite3_close(p->db);
+    pthread_mutex_destroy(&p->ckpt_mu);
     pthread_mutex_destroy(&p->mu);
     free(p->path);
     free(p->buf);
@@ -774,8 +774,7 @@ partition_split_copy_locked(struct partition *parent, uint64_t mid,
         if (run_simple(half[i], ST_COMMIT, "split commit", err) != 0)
             goto out;
     for (int i = 0; i < 2; i++) {
-        if (sqlite3_wal_checkpoint_v2(half[i]->db, NULL, SQLITE_CHECKPOINT_FULL,
-                                      NULL, NULL) != SQLITE_OK) {
+        if (ckpt_full_locked(half[i]) != SQLITE_OK) {
             ddb_err_set(err, DDB_INTERNAL, "storage: split checkpoint failed");
             goto out;
         }
@@ -853,9 +852,7 @@ partition_rehash_copy_locked(struct partition *const *src, unsigned nsrc,
         if (run_simple(dst->parts[i], ST_COMMIT, "rehash commit", err) != 0)
             goto out;
     for (i = 0; i < n; i++) {
-        if (sqlite3_wal_checkpoint_v2(dst->parts[i]->db, NULL,
-                                      SQLITE_CHECKPOINT_FULL, NULL,
-                                      NULL) != SQLITE_OK) {
+        if (ckpt_full_locked(dst->parts[i]) != SQLITE_OK) {
             ddb_err_set(err, DDB_INTERNAL, "storage: rehash checkpoint "
                                            "failed");
             goto out;
@@ -879,6 +876,7 @@ partition_retire_locked(struct partition *p)
 {
     if (p->retired)
         return;
+    ckpt_retire_locked(p);
     for (int i = 0; i < ST_COUNT; i++) {
         sqlite3_finalize(p->st[i]);
         p->st[i] = NULL;

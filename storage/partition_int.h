@@ -68,6 +68,11 @@ struct partition {
     struct ckpt *ckpt;                  /* checkpoint.c, NULL: SQLite's */
     unsigned ckpt_pages;                /* queue it past this WAL size */
     bool ckpt_queued;                   /* in ckpt's queue (ckpt->mu) */
+    /* checkpoint.c's own connection to the database, opened by its
+     * thread on first use, or NULL; it and SQLite's checkpoints of p are
+     * under ckpt_mu, which is taken after mu when both are. */
+    pthread_mutex_t ckpt_mu;
+    sqlite3 *ckdb;
     int wal_fd;                         /* the WAL, for its writeback; -1 */
     unsigned wal_written;               /* WAL pages when it was started */
     atomic_bool ckpt_holding;           /* checkpoint.c holds mu, or waits
@@ -190,5 +195,11 @@ int ckpt_attach(struct ckpt *ck, struct partition *p, unsigned pages);
 /* Before p is closed, p unlocked: take it off the queue and wait for a
  * checkpoint of it that is running. */
 void ckpt_detach(struct partition *p);
+/* p locked: copy its whole WAL into its database file and sync that
+ * (SQLITE_CHECKPOINT_FULL), after a checkpoint of the thread's that is
+ * running. An SQLite result code. */
+int ckpt_full_locked(struct partition *p);
+/* p locked, as it is retired: close the thread's connection to it. */
+void ckpt_retire_locked(struct partition *p);
 
 #endif

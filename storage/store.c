@@ -284,9 +284,10 @@ storage_open_opts(const char *data_dir, const struct storage_opts *opts,
             ddb_err_set(err, DDB_INTERNAL, "%s (%s)", why, tdir);
             goto out;
         }
-        /* one process per data directory: partitions are opened with
-         * SQLite's exclusive locking mode, and the orphan sweep below
-         * assumes nobody else is creating files */
+        /* one process per data directory: databases are opened through
+         * SQLite's "unix-excl" VFS (storage/vfs.c), which locks them for
+         * this process alone, and the orphan sweep below assumes nobody
+         * else is creating files */
         path = xasprintf("%s/LOCK", data_dir);
         s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {

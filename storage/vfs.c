@@ -3,18 +3,19 @@
  *
  * SQLite appends a frame to the WAL as two writes: its 24-byte header,
  * then the page. Each is a pwrite(), and a PutItem commits one frame, so
- * half of its WAL system calls carry 24 bytes. This VFS wraps the default
- * one and, for WAL files only, holds a write of at most HOLD_MAX bytes
- * until the next call on that file: a write that continues it goes out
- * with it as one pwrite(), anything else (a read, a sync, a size, a lock,
- * a close, a write elsewhere) first writes the held bytes as they came.
+ * half of its WAL system calls carry 24 bytes. This VFS wraps SQLite's
+ * own (see below) and, for WAL files only, holds a write of at most
+ * HOLD_MAX bytes until the next call on that file: a write that continues
+ * it goes out with it as one pwrite(), anything else (a read, a sync, a
+ * size, a lock, a close, a write elsewhere) first writes the held bytes
+ * as they came.
  * The file sees the same bytes in the same order; they only reach the OS
  * one call later. SQLite's last write of a commit is always a page (the
  * WAL header and a frame header are followed by more of the same frame),
  * so a COMMIT that returns has nothing held: what kill -9 can lose is
  * unchanged. storage_vfs_held() lets the tests check that.
  *
- * A frame (24 + 4,096 bytes) ends inside a file block, and after a
+ * A frame (24 bytes and a page) ends inside a file block, and after a
  * checkpoint the log starts over at the front of the file, over the last
  * cycle's frames. When the block it ends in has left the page cache, the
  * kernel reads that block from the disk before it takes the write: the
@@ -25,13 +26,17 @@
  * that reaches the end of the log goes out padded with zeros to the end
  * of its block, and the kernel has nothing to read. The end of the log
  * is the end of this file's furthest write since its header (offset 0)
- * was last written: only one connection writes a WAL (locking_mode
- * EXCLUSIVE), and SQLite only ever writes behind that end to rewrite
- * frames of the transaction it is writing. Writes behind it go out as
- * they came.
+ * was last written: only a partition's own connection writes its WAL (the
+ * checkpoint thread's only reads it), and SQLite only ever writes behind
+ * that end to rewrite frames of the transaction it is writing. Writes
+ * behind it go out as they came.
  *
  * Other files pass straight to the wrapped VFS: their sqlite3_file is the
- * wrapped VFS's own. */
+ * wrapped VFS's own. The wrapped VFS is SQLite's "unix-excl" where there
+ * is one: it locks a database for this process alone (one server per data
+ * directory), and keeps a WAL's index in this process's memory instead of
+ * a -shm file whose locks cost fcntl() calls at every transaction, so a
+ * partition's two connections (checkpoint.c) share it for free. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -380,7 +385,9 @@ vfs_register(void)
      * free; nothing here reads them. Only possible before SQLite starts
      * (sqlite3_vfs_find() starts it), and harmless when it is too late. */
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    real = sqlite3_vfs_find(NULL);
+    real = sqlite3_vfs_find("unix-excl");
+    if (real == NULL)
+        real = sqlite3_vfs_find(NULL);
 
     if (real == NULL || real->iVersion < 2)
         return;                         /* then storage uses the default */
