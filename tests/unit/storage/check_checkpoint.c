@@ -488,9 +488,12 @@ START_TEST(test_copy_beside_writes)
 
     partition_lock(p);
     memset(key, 'k', 1000);
-    /* rows whose key spills to an overflow page in the table and in its
-     * index (four pages a commit): past PAGES frames (the thread is
-     * asked), under the 4 * PAGES where a commit checkpoints itself */
+    /* one commit of rows whose key spills to an overflow page in the
+     * table and in its index (four pages a row): past PAGES frames (the
+     * thread is asked, once, for all of them), under the 4 * PAGES where
+     * a commit checkpoints itself */
+    ck_assert_int_eq(sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL),
+                     SQLITE_OK);
     for (int i = 0; i < 5; i++) {
         snprintf(key + 1000, sizeof(key) - 1000, "%03d", i);
         snprintf(sql, sizeof(sql), "INSERT INTO log_meta VALUES ('%s', %d)",
@@ -498,6 +501,8 @@ START_TEST(test_copy_beside_writes)
         ck_assert_int_eq(sqlite3_exec(p->db, sql, NULL, NULL, NULL),
                          SQLITE_OK);
     }
+    ck_assert_int_eq(sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL),
+                     SQLITE_OK);
     for (int i = 0; i < 500 && !partition_checkpointing(p); i++)
         usleep(10000);
     ck_assert_msg(partition_checkpointing(p),
