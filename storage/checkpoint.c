@@ -139,8 +139,8 @@ copy_unlocked(struct partition *p)
     pthread_mutex_lock(&p->ckpt_mu);
     if (p->ckdb == NULL && !atomic_load(&p->retired)) {
         ddb_err_init(&err);
-        p->ckdb = storage_db_open(p->path, SQLITE_OPEN_READWRITE |
-                                  SQLITE_OPEN_NOMUTEX, &err);
+        p->ckdb = storage_part_db_open(p->path, SQLITE_OPEN_READWRITE |
+                                       SQLITE_OPEN_NOMUTEX, &err);
         /* the checkpoint syncs the WAL before it copies it and the
          * database file after; the durability does not change that */
         if (p->ckdb != NULL &&

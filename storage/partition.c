@@ -186,8 +186,9 @@ partition_open(struct storage *s, const char *path, struct ddb_err *err)
     memset(p->ff_blob, 0xFF, sizeof(p->ff_blob));
     if (path != NULL)
         p->path = xstrdup(path);
-    p->db = storage_db_open(path, SQLITE_OPEN_READWRITE |
-                            SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, err);
+    p->db = storage_part_db_open(path, SQLITE_OPEN_READWRITE |
+                                 SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                                 err);
     if (p->db == NULL)
         goto fail;
     /* synchronous=NORMAL: a commit is in the WAL, in the OS, before we

@@ -311,12 +311,21 @@ char *storage_part_path(const char *dir, const char *part_id);
 /* Open the SQLite database at path, in memory when NULL, with flags and
  * the busy timeout. NULL with err set on failure (nothing left open). */
 sqlite3 *storage_db_open(const char *path, int flags, struct ddb_err *err);
+/* The same for a partition's database: through storage_vfs_excl(). */
+sqlite3 *storage_part_db_open(const char *path, int flags,
+                              struct ddb_err *err);
 
 /* The VFS storage_db_open() uses (vfs.c): the default one, with each WAL
  * frame written by one system call instead of two. NULL when it could
  * not be registered (SQLite's default then). */
 #define STORAGE_VFS_NAME "shardlocal"
 const char *storage_vfs(void);
+/* The one storage_part_db_open() uses: the same over SQLite's
+ * "unix-excl", which locks a database for this process alone and keeps
+ * its WAL index in this process's memory (storage_vfs() where there is
+ * none). */
+#define STORAGE_VFS_EXCL_NAME "shardlocal-excl"
+const char *storage_vfs_excl(void);
 /* Bytes db's WAL file holds back for its next write (0 after a COMMIT
  * returns; tests). */
 int storage_vfs_held(sqlite3 *db);

@@ -127,22 +127,34 @@ storage_part_path(const char *dir, const char *part_id)
     return xasprintf("%s/%s.db", dir, part_id);
 }
 
-sqlite3 *
-storage_db_open(const char *path, int flags, struct ddb_err *err)
+static sqlite3 *
+db_open(const char *path, int flags, const char *vfs, struct ddb_err *err)
 {
     sqlite3 *db = NULL;
 
     if ((path != NULL && (flags & SQLITE_OPEN_CREATE) &&
          storage_touch(path, err) != 0))
         return NULL;
-    if (sqlite3_open_v2(path ? path : ":memory:", &db, flags,
-                        storage_vfs()) != SQLITE_OK) {
+    if (sqlite3_open_v2(path ? path : ":memory:", &db, flags, vfs) !=
+        SQLITE_OK) {
         storage_sql_err(db, "open", err);
         sqlite3_close(db);
         return NULL;
     }
     sqlite3_busy_timeout(db, STORAGE_BUSY_TIMEOUT_MS);
     return db;
+}
+
+sqlite3 *
+storage_db_open(const char *path, int flags, struct ddb_err *err)
+{
+    return db_open(path, flags, storage_vfs(), err);
+}
+
+sqlite3 *
+storage_part_db_open(const char *path, int flags, struct ddb_err *err)
+{
+    return db_open(path, flags, storage_vfs_excl(), err);
 }
 
 /* ------------------------------------------------------------------------
@@ -284,7 +296,7 @@ storage_open_opts(const char *data_dir, const struct storage_opts *opts,
             ddb_err_set(err, DDB_INTERNAL, "%s (%s)", why, tdir);
             goto out;
         }
-        /* one process per data directory: databases are opened through
+        /* one process per data directory: partitions are opened through
          * SQLite's "unix-excl" VFS (storage/vfs.c), which locks them for
          * this process alone, and the orphan sweep below assumes nobody
          * else is creating files */

@@ -32,11 +32,14 @@
  * behind it go out as they came.
  *
  * Other files pass straight to the wrapped VFS: their sqlite3_file is the
- * wrapped VFS's own. The wrapped VFS is SQLite's "unix-excl" where there
- * is one: it locks a database for this process alone (one server per data
- * directory), and keeps a WAL's index in this process's memory instead of
- * a -shm file whose locks cost fcntl() calls at every transaction, so a
- * partition's two connections (checkpoint.c) share it for free. */
+ * wrapped VFS's own. Partitions' databases are opened through a second
+ * instance wrapping SQLite's "unix-excl" (storage_vfs_excl()): it locks a
+ * database for this process alone (one server per data directory), and
+ * keeps a WAL's index in this process's memory instead of a -shm file
+ * whose locks cost fcntl() calls at every transaction, so a partition's
+ * two connections (checkpoint.c) share it for free. The catalog and the
+ * backups' files keep SQLite's default, which other processes may read
+ * while the server runs. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -65,13 +68,16 @@ struct wal_file {
 /* The wrapped file's place in the allocation SQLite gives xOpen. */
 #define REAL_OFFSET ((sizeof(struct wal_file) + 7) & ~(size_t)7)
 
-static sqlite3_vfs vfs;
+/* Two of them: one wrapping SQLite's default VFS, one its "unix-excl"
+ * (partitions'). */
+static sqlite3_vfs vfs, vfs_excl;
 static pthread_once_t vfs_once = PTHREAD_ONCE_INIT;
 
+/* The VFS v wraps. */
 static sqlite3_vfs *
-wrapped(void)
+wrapped(sqlite3_vfs *v)
 {
-    return (sqlite3_vfs *)vfs.pAppData;
+    return (sqlite3_vfs *)v->pAppData;
 }
 
 /* w->buf with room for n bytes, or NULL. */
@@ -280,12 +286,11 @@ vfs_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
     struct wal_file *w = (struct wal_file *)f;
     int rc;
 
-    (void)v;
     if (!(flags & SQLITE_OPEN_WAL))
-        return wrapped()->xOpen(wrapped(), name, f, flags, out_flags);
+        return wrapped(v)->xOpen(wrapped(v), name, f, flags, out_flags);
     memset(w, 0, sizeof(*w));
     w->real = (sqlite3_file *)((char *)f + REAL_OFFSET);
-    rc = wrapped()->xOpen(wrapped(), name, w->real, flags, out_flags);
+    rc = wrapped(v)->xOpen(wrapped(v), name, w->real, flags, out_flags);
     /* xClose is owed whenever the wrapped open set its methods */
     if (w->real->pMethods != NULL)
         w->base.pMethods = &wal_methods;
@@ -296,121 +301,113 @@ vfs_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags,
 static int
 vfs_delete(sqlite3_vfs *v, const char *name, int sync_dir)
 {
-    (void)v;
-    return wrapped()->xDelete(wrapped(), name, sync_dir);
+    return wrapped(v)->xDelete(wrapped(v), name, sync_dir);
 }
 
 static int
 vfs_access(sqlite3_vfs *v, const char *name, int flags, int *out)
 {
-    (void)v;
-    return wrapped()->xAccess(wrapped(), name, flags, out);
+    return wrapped(v)->xAccess(wrapped(v), name, flags, out);
 }
 
 static int
 vfs_full_pathname(sqlite3_vfs *v, const char *name, int n, char *out)
 {
-    (void)v;
-    return wrapped()->xFullPathname(wrapped(), name, n, out);
+    return wrapped(v)->xFullPathname(wrapped(v), name, n, out);
 }
 
 static void *
 vfs_dlopen(sqlite3_vfs *v, const char *name)
 {
-    (void)v;
-    return wrapped()->xDlOpen(wrapped(), name);
+    return wrapped(v)->xDlOpen(wrapped(v), name);
 }
 
 static void
 vfs_dlerror(sqlite3_vfs *v, int n, char *out)
 {
-    (void)v;
-    wrapped()->xDlError(wrapped(), n, out);
+    wrapped(v)->xDlError(wrapped(v), n, out);
 }
 
 static void (*vfs_dlsym(sqlite3_vfs *v, void *h, const char *sym))(void)
 {
-    (void)v;
-    return wrapped()->xDlSym(wrapped(), h, sym);
+    return wrapped(v)->xDlSym(wrapped(v), h, sym);
 }
 
 static void
 vfs_dlclose(sqlite3_vfs *v, void *h)
 {
-    (void)v;
-    wrapped()->xDlClose(wrapped(), h);
+    wrapped(v)->xDlClose(wrapped(v), h);
 }
 
 static int
 vfs_randomness(sqlite3_vfs *v, int n, char *out)
 {
-    (void)v;
-    return wrapped()->xRandomness(wrapped(), n, out);
+    return wrapped(v)->xRandomness(wrapped(v), n, out);
 }
 
 static int
 vfs_sleep(sqlite3_vfs *v, int us)
 {
-    (void)v;
-    return wrapped()->xSleep(wrapped(), us);
+    return wrapped(v)->xSleep(wrapped(v), us);
 }
 
 static int
 vfs_current_time(sqlite3_vfs *v, double *out)
 {
-    (void)v;
-    return wrapped()->xCurrentTime(wrapped(), out);
+    return wrapped(v)->xCurrentTime(wrapped(v), out);
 }
 
 static int
 vfs_last_error(sqlite3_vfs *v, int n, char *out)
 {
-    (void)v;
-    return wrapped()->xGetLastError(wrapped(), n, out);
+    return wrapped(v)->xGetLastError(wrapped(v), n, out);
 }
 
 static int
 vfs_current_time64(sqlite3_vfs *v, sqlite3_int64 *out)
 {
-    (void)v;
-    return wrapped()->xCurrentTimeInt64(wrapped(), out);
+    return wrapped(v)->xCurrentTimeInt64(wrapped(v), out);
+}
+
+/* Fill in and register v as name, wrapping real; v's name stays NULL when
+ * it cannot be. */
+static void
+vfs_fill(sqlite3_vfs *v, const char *name, sqlite3_vfs *real)
+{
+    if (real == NULL || real->iVersion < 2)
+        return;                         /* then storage uses the default */
+    v->iVersion = 2;
+    v->szOsFile = (int)REAL_OFFSET + real->szOsFile;
+    v->mxPathname = real->mxPathname;
+    v->zName = name;
+    v->pAppData = real;
+    v->xOpen = vfs_open;
+    v->xDelete = vfs_delete;
+    v->xAccess = vfs_access;
+    v->xFullPathname = vfs_full_pathname;
+    v->xDlOpen = vfs_dlopen;
+    v->xDlError = vfs_dlerror;
+    v->xDlSym = vfs_dlsym;
+    v->xDlClose = vfs_dlclose;
+    v->xRandomness = vfs_randomness;
+    v->xSleep = vfs_sleep;
+    v->xCurrentTime = vfs_current_time;
+    v->xGetLastError = vfs_last_error;
+    v->xCurrentTimeInt64 = vfs_current_time64;
+    if (sqlite3_vfs_register(v, 0) != SQLITE_OK)
+        v->zName = NULL;
 }
 
 static void
 vfs_register(void)
 {
-    sqlite3_vfs *real;
-
     /* SQLite's memory statistics take a global mutex on every malloc and
      * free; nothing here reads them. Only possible before SQLite starts
      * (sqlite3_vfs_find() starts it), and harmless when it is too late. */
     (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    real = sqlite3_vfs_find("unix-excl");
-    if (real == NULL)
-        real = sqlite3_vfs_find(NULL);
-
-    if (real == NULL || real->iVersion < 2)
-        return;                         /* then storage uses the default */
-    vfs.iVersion = 2;
-    vfs.szOsFile = (int)REAL_OFFSET + real->szOsFile;
-    vfs.mxPathname = real->mxPathname;
-    vfs.zName = STORAGE_VFS_NAME;
-    vfs.pAppData = real;
-    vfs.xOpen = vfs_open;
-    vfs.xDelete = vfs_delete;
-    vfs.xAccess = vfs_access;
-    vfs.xFullPathname = vfs_full_pathname;
-    vfs.xDlOpen = vfs_dlopen;
-    vfs.xDlError = vfs_dlerror;
-    vfs.xDlSym = vfs_dlsym;
-    vfs.xDlClose = vfs_dlclose;
-    vfs.xRandomness = vfs_randomness;
-    vfs.xSleep = vfs_sleep;
-    vfs.xCurrentTime = vfs_current_time;
-    vfs.xGetLastError = vfs_last_error;
-    vfs.xCurrentTimeInt64 = vfs_current_time64;
-    if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK)
-        vfs.zName = NULL;
+    vfs_fill(&vfs, STORAGE_VFS_NAME, sqlite3_vfs_find(NULL));
+    vfs_fill(&vfs_excl, STORAGE_VFS_EXCL_NAME,
+             sqlite3_vfs_find("unix-excl"));
 }
 
 const char *
@@ -418,6 +415,13 @@ storage_vfs(void)
 {
     pthread_once(&vfs_once, vfs_register);
     return vfs.zName;
+}
+
+const char *
+storage_vfs_excl(void)
+{
+    pthread_once(&vfs_once, vfs_register);
+    return vfs_excl.zName != NULL ? vfs_excl.zName : vfs.zName;
 }
 
 int
