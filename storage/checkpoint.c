@@ -7,11 +7,11 @@
  * and one thread per store checkpoints it on a connection of its own
  * while the partition's requests go on, then once more under the
  * partition's lock for what they committed meanwhile, and starts the log
- * over. Should that thread fall behind, the
- * commit that takes a WAL past four times the threshold checkpoints
- * inline, as SQLite would, so the WAL stays bounded. A failed checkpoint
- * loses nothing: the frames stay in the WAL and the next commit past the
- * threshold queues the partition again. */
+ * over. Should that thread fall behind, the commit that takes a WAL past
+ * four times the threshold checkpoints inline, as SQLite would, so the
+ * WAL stays bounded. A failed checkpoint loses nothing: the frames stay
+ * in the WAL and the next commit past the threshold queues the partition
+ * again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -255,11 +255,11 @@ ckpt_queue(struct ckpt *ck, struct partition *p)
  * server pinned to one core preempts the request thread (UpdateItem p99
  * 8-33 ms; 5-7 ms with the thread moved to another core, and 5-7 ms on
  * one core with this; bench/README.md, seventh round). In slices of 256
- * pages the work fits between requests, and that sync finds the pages written. Done here
- * rather than on the thread: handing each slice to the thread measured
- * worse (the same section). It only moves when pages reach the disk, which
- * the kernel is free to do at any time anyway, so durability is
- * unchanged; a failure leaves the pages to that sync.
+ * pages the work fits between requests, and that sync finds the pages
+ * written. Done here rather than on the thread: handing each slice to
+ * the thread measured worse (the same section). It only moves when pages
+ * reach the disk, which the kernel is free to do at any time anyway, so
+ * durability is unchanged; a failure leaves the pages to that sync.
  */
 static void
 wal_writeback(struct partition *p, unsigned pages)
