@@ -3,10 +3,11 @@
 # run.sh - the fault-and-load soak (soak.py) against the built server, on
 # loopback and a temp data directory: rounds of mixed writes (PutItem,
 # UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems on a table
-# with a GSI, partitions splitting all the time) ended by kill -9 at a
-# random moment, each followed by a restart and the checks (acknowledged
-# writes there, the GSI and the vector index matching their table,
-# transactions whole; the vector index again after a live burst).
+# with a GSI, partitions splitting and checkpointing all the time) ended
+# by kill -9 at a random moment, each followed by a restart and the
+# checks (acknowledged writes there, the GSI and the vector index
+# matching their table, transactions whole; the vector index again after
+# a live burst).
 #
 # Usage: tests/soak/run.sh [SECONDS [SEED]]   (default $SOAK_SECONDS, else 20)
 # make check runs the short CI mode (20 s); the long mode, e.g. an hour:

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # soak.py - a bounded fault-and-load soak on loopback: a server on a temp
-# data directory with a tiny --split-size (partitions split all the time),
-# writers running a mix of PutItem, UpdateItem, DeleteItem, BatchWriteItem
+# data directory with a tiny --split-size (partitions split all the time)
+# and a tiny --checkpoint-pages (the checkpoint thread copies WALs beside
+# the writers all the time), writers running a mix of PutItem, UpdateItem, DeleteItem, BatchWriteItem
 # and TransactWriteItems against a table with a GSI, and kill -9 at a
 # random moment of each round, so that kills land during writes, splits,
-# index upkeep and transactions. After each restart every check in CHECKS
+# checkpoints, index upkeep and transactions. After each restart every check in CHECKS
 # runs: each acknowledged write is there (a write cut off by the kill may
 # or may not be), the GSI matches its table, and transactions are whole.
 #
@@ -72,7 +73,8 @@ class Server:
                 [self.binary, "--port", "0", "--host", "127.0.0.1",
                  "--port-file", self.port_file, "--data-dir", self.data,
                  "--throttle", "off", "--split-size", "16KB",
-                 "--threads", "4"], stdout=log, stderr=log)
+                 "--checkpoint-pages", "8", "--threads", "4"],
+                stdout=log, stderr=log)
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
