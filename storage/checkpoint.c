@@ -80,14 +80,14 @@ file_sync(const struct partition *p, const char *suffix, int times)
  * database file and syncs that; when all of it ran under the lock the
  * requests wait for, most of the wait was the WAL's sync (7 of 10 ms for
  * 1,024 frames on ext4). Synced here first, a checkpoint's own sync only
- * writes the frames committed since. Twice: the first pass waits for the
- * cycle's frames (most already on their way: wal_writeback()), while
- * more commits arrive; the second writes those. Best effort: a failure
- * leaves that sync to the checkpoint. */
+ * writes the frames committed since: the cycle's frames (most already on
+ * their way: wal_writeback()) go here, those committed meanwhile with
+ * the sync of copy_unlocked()'s checkpoint, and what is left with the
+ * hold's. Best effort: a failure leaves that sync to the checkpoint. */
 static void
 presync_wal(const struct partition *p)
 {
-    file_sync(p, "-wal", 2);
+    file_sync(p, "-wal", 1);
 }
 
 /*
