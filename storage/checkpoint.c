@@ -288,10 +288,15 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
     (void)name;
     if (pages > 0)
         wal_writeback(p, (unsigned)pages);
-    if (pages >= CKPT_INLINE_FACTOR * (int)p->ckpt_pages)
+    if (pages >= CKPT_INLINE_FACTOR * (int)p->ckpt_pages) {
+        /* after the thread's copy beside us, if one is running: SQLite
+         * would fail this checkpoint at once, and the WAL would grow for
+         * as long as that copy and its syncs take */
+        pthread_mutex_lock(&p->ckpt_mu);
         (void)sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE,
                                         NULL, NULL);
-    else if (pages >= (int)p->ckpt_pages)
+        pthread_mutex_unlock(&p->ckpt_mu);
+    } else if (pages >= (int)p->ckpt_pages)
         ckpt_queue(p->ckpt, p);
     return SQLITE_OK;
 }
