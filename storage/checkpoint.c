@@ -61,17 +61,16 @@ file_open(const struct partition *p, const char *suffix)
     return open(name, O_RDONLY | O_CLOEXEC);
 }
 
-/* fdatasync() the file of p named by suffix (see file_open()) times
- * times; best effort. */
+/* fdatasync() the file of p named by suffix (see file_open()); best
+ * effort. */
 static void
-file_sync(const struct partition *p, const char *suffix, int times)
+file_sync(const struct partition *p, const char *suffix)
 {
     int fd = file_open(p, suffix);
 
     if (fd < 0)
         return;
-    while (times-- > 0)
-        (void)fdatasync(fd);
+    (void)fdatasync(fd);
     close(fd);
 }
 
@@ -87,7 +86,7 @@ file_sync(const struct partition *p, const char *suffix, int times)
 static void
 presync_wal(const struct partition *p)
 {
-    file_sync(p, "-wal", 1);
+    file_sync(p, "-wal");
 }
 
 /*
@@ -110,6 +109,20 @@ checkpoint_locked(struct partition *p)
         log > 0 && done == log && sqlite3_get_autocommit(p->db))
         (void)sqlite3_exec(p->db, "PRAGMA user_version=0", NULL, NULL,
                            NULL);
+}
+
+/* p locked: checkpoint p->db in mode once a copy of the thread's beside
+ * the requests is over (SQLite would fail this one at once). An SQLite
+ * result code. */
+static int
+db_checkpoint(struct partition *p, int mode)
+{
+    int rc;
+
+    pthread_mutex_lock(&p->ckpt_mu);
+    rc = sqlite3_wal_checkpoint_v2(p->db, NULL, mode, NULL, NULL);
+    pthread_mutex_unlock(&p->ckpt_mu);
+    return rc;
 }
 
 /*
@@ -153,7 +166,7 @@ copy_unlocked(struct partition *p)
     if (p->ckdb != NULL &&
         sqlite3_wal_checkpoint_v2(p->ckdb, NULL, SQLITE_CHECKPOINT_PASSIVE,
                                   NULL, NULL) == SQLITE_OK)
-        file_sync(p, "", 1);
+        file_sync(p, "");
     pthread_mutex_unlock(&p->ckpt_mu);
 }
 
@@ -285,18 +298,15 @@ wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 {
     struct partition *p = arg;
 
+    (void)db;                           /* p->db */
     (void)name;
     if (pages > 0)
         wal_writeback(p, (unsigned)pages);
-    if (pages >= CKPT_INLINE_FACTOR * (int)p->ckpt_pages) {
-        /* after the thread's copy beside us, if one is running: SQLite
-         * would fail this checkpoint at once, and the WAL would grow for
-         * as long as that copy and its syncs take */
-        pthread_mutex_lock(&p->ckpt_mu);
-        (void)sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE,
-                                        NULL, NULL);
-        pthread_mutex_unlock(&p->ckpt_mu);
-    } else if (pages >= (int)p->ckpt_pages)
+    if (pages >= CKPT_INLINE_FACTOR * (int)p->ckpt_pages)
+        /* after the thread's copy, if one is running: otherwise the WAL
+         * would grow for as long as that copy and its syncs take */
+        (void)db_checkpoint(p, SQLITE_CHECKPOINT_PASSIVE);
+    else if (pages >= (int)p->ckpt_pages)
         ckpt_queue(p->ckpt, p);
     return SQLITE_OK;
 }
@@ -367,13 +377,7 @@ ckpt_detach(struct partition *p)
 int
 ckpt_full_locked(struct partition *p)
 {
-    int rc;
-
-    pthread_mutex_lock(&p->ckpt_mu);
-    rc = sqlite3_wal_checkpoint_v2(p->db, NULL, SQLITE_CHECKPOINT_FULL,
-                                   NULL, NULL);
-    pthread_mutex_unlock(&p->ckpt_mu);
-    return rc;
+    return db_checkpoint(p, SQLITE_CHECKPOINT_FULL);
 }
 
 /* Closed before p->db, ckdb finds p->db's lock on the database and leaves

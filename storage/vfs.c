@@ -8,9 +8,8 @@
  * HOLD_MAX bytes until the next call on that file: a write that continues
  * it goes out with it as one pwrite(), anything else (a read, a sync, a
  * size, a lock, a close, a write elsewhere) first writes the held bytes
- * as they came.
- * The file sees the same bytes in the same order; they only reach the OS
- * one call later. SQLite's last write of a commit is always a page (the
+ * as they came. The file sees the same bytes in the same order; they only
+ * reach the OS one call later. SQLite's last write of a commit is always a page (the
  * WAL header and a frame header are followed by more of the same frame),
  * so a COMMIT that returns has nothing held: what kill -9 can lose is
  * unchanged. storage_vfs_held() lets the tests check that.

@@ -2,12 +2,13 @@
 # soak.py - a bounded fault-and-load soak on loopback: a server on a temp
 # data directory with a tiny --split-size (partitions split all the time)
 # and a tiny --checkpoint-pages (the checkpoint thread copies WALs beside
-# the writers all the time), writers running a mix of PutItem, UpdateItem, DeleteItem, BatchWriteItem
-# and TransactWriteItems against a table with a GSI, and kill -9 at a
-# random moment of each round, so that kills land during writes, splits,
-# checkpoints, index upkeep and transactions. After each restart every check in CHECKS
-# runs: each acknowledged write is there (a write cut off by the kill may
-# or may not be), the GSI matches its table, and transactions are whole.
+# the writers all the time), writers running a mix of PutItem,
+# UpdateItem, DeleteItem, BatchWriteItem and TransactWriteItems against a
+# table with a GSI, and kill -9 at a random moment of each round, so that
+# kills land during writes, splits, checkpoints, index upkeep and
+# transactions. After each restart every check in CHECKS runs: each
+# acknowledged write is there (a write cut off by the kill may or may not
+# be), the GSI matches its table, and transactions are whole.
 #
 # Usage: python3 soak.py SERVER_BINARY SECONDS [SEED]
 # Prints one line per round and "N passed, N failed" at the end (rounds);

@@ -97,14 +97,22 @@ each_wal(void (*fn)(const char *path, void *arg), void *arg)
     closedir(top);
 }
 
+/* Size of the file at path, in bytes. */
+static long
+file_size(const char *path)
+{
+    struct stat sb;
+
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
 static void
 wal_size_max(const char *path, void *arg)
 {
-    long *max = arg;
-    struct stat sb;
+    long *max = arg, size = file_size(path);
 
-    if (stat(path, &sb) == 0 && sb.st_size > *max)
-        *max = (long)sb.st_size;
+    if (size > *max)
+        *max = size;
 }
 
 /* The largest *.db-wal under tmpdir/tables/<id>/, in bytes. */
@@ -452,15 +460,6 @@ START_TEST(test_stats_while_held)
 }
 END_TEST
 
-/* Size of the file at path, in bytes. */
-static long
-file_size(const char *path)
-{
-    struct stat sb;
-
-    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
-}
-
 /* The thread copies a WAL into its database file while someone else
  * holds the partition (a request, here the test): by the time it waits
  * for the lock, the pages are in the file. Once let in, it copies what
@@ -509,8 +508,9 @@ START_TEST(test_copy_beside_writes)
     ck_assert_msg(file_size(partition_path(p)) >= before + 6 * 2048,
                   "database file %ld bytes, %ld before the writes",
                   file_size(partition_path(p)), before);
-    snprintf(sql, sizeof(sql), "INSERT INTO log_meta VALUES ('late', 1)");
-    ck_assert_int_eq(sqlite3_exec(p->db, sql, NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(p->db, "INSERT INTO log_meta VALUES "
+                                  "('late', 1)", NULL, NULL, NULL),
+                     SQLITE_OK);
     partition_unlock(p);
 
     ck_assert(wait_checkpoints(n));
