@@ -8,7 +8,10 @@
  * connection; refused requests are answered, then the input is drained
  * for a moment before closing, so the client reads the answer. A request
  * the defer callback holds back waits, read in full, while the thread
- * serves its other connections; httpd_wake() has it asked again. */
+ * serves its other connections; httpd_wake() has it asked again. The
+ * answers of one pass over epoll's events go out together at its end
+ * (or once the first has waited hold_us), so that a client waiting on
+ * several connections is woken once for them, not once for each. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +42,7 @@
 #define READ_BUF       65536        /* one recv() */
 #define FD_RESERVE     1024         /* descriptors kept for the store */
 #define CONTINUE_LINE  "HTTP/1.1 100 Continue\r\n\r\n"
+#define HOLD_US        300          /* default hold_us */
 
 enum phase {
     P_IDLE = 0,                     /* between requests: nothing read */
@@ -66,6 +70,7 @@ struct conn {
     bool close_after;               /* close once the answer is out */
     bool linger_after;              /* ... after draining the input */
     bool sent_continue;
+    struct conn *held_next;         /* w->held */
     char local[64];                 /* "addr:port" the client dialled */
     char peer[64];                  /* the client's address, no port */
 };
@@ -76,6 +81,9 @@ struct worker {
     int ep;                         /* epoll */
     int evfd;                       /* wake-up (stop, httpd_wake) */
     unsigned ndeferred;             /* connections in P_DEFERRED */
+    bool in_pass;                   /* answers are held (hold()) */
+    struct conn *held, **held_tail; /* answers to send, in order */
+    uint64_t held_us;               /* when the first was held */
     struct conn *conns;             /* owned list */
     struct conn *dead;              /* closed, freed after the event batch
                                        (a later event may still name one) */
@@ -324,6 +332,19 @@ wbuf_add(struct conn *c, const char *p, size_t n)
     c->wlen += n;
 }
 
+/* During a pass: queue c's answer for send_held(). Returns true (c is
+ * not closed here). */
+static bool
+hold(struct worker *w, struct conn *c)
+{
+    if (w->held == NULL)
+        w->held_us = mono_us();
+    c->held_next = NULL;
+    *w->held_tail = c;
+    w->held_tail = &c->held_next;
+    return true;
+}
+
 /* Call the handler on the finished (or refused) request and send its
  * answer, unless the defer callback holds it back: then c waits, watched
  * for nothing (a hang-up still shows), until retry_deferred(). Returns
@@ -379,6 +400,8 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     c->boff = 0;
     c->phase = P_WRITE;
     c->since_ms = now;
+    if (w->in_pass)
+        return hold(w, c);
     return write_more(w, c, now);
 }
 
@@ -483,6 +506,46 @@ conn_event(struct worker *w, struct conn *c, uint32_t ev, uint64_t now)
     run_pending(w, c, now);
 }
 
+/*
+ * Send the held answers, then serve what was pipelined behind them (whose
+ * answers are held again while the pass lasts). Waking a client is the
+ * dearest part of sending an answer: the kernel wakes it on another CPU,
+ * an inter-processor interrupt, in a VM a trap to the host. Sent back to
+ * back, only the first answer of a burst finds the client asleep.
+ */
+static void
+send_held(struct worker *w, uint64_t now)
+{
+    struct conn *c = w->held, *next;
+
+    w->held = NULL;
+    w->held_tail = &w->held;
+    for (; c != NULL; c = next) {
+        next = c->held_next;
+        if (c->fd >= 0 && write_more(w, c, now))
+            run_pending(w, c, now);
+    }
+}
+
+/* Between two events of a pass: send the held answers once the first
+ * has waited hold_us, so that a slow request does not hold the others'
+ * answers for long. */
+static void
+pass_point(struct worker *w, uint64_t now)
+{
+    if (w->held != NULL && mono_us() - w->held_us >= w->d->o.hold_us)
+        send_held(w, now);
+}
+
+/* The pass is over: send what it held; what is served from here on is
+ * answered at once. */
+static void
+end_pass(struct worker *w, uint64_t now)
+{
+    w->in_pass = false;
+    send_held(w, now);
+}
+
 /* Ask the defer callback again about each held-back request: answer those
  * it lets go (and what arrived pipelined behind them). */
 static void
@@ -494,6 +557,7 @@ retry_deferred(struct worker *w, uint64_t now)
         next = c->next;
         if (c->phase == P_DEFERRED && respond(w, c, now))
             run_pending(w, c, now);
+        pass_point(w, now);
     }
 }
 
@@ -765,6 +829,7 @@ worker_main(void *arg)
         uint64_t now = mono_ms();
         bool woken = false;
 
+        w->in_pass = true;
         for (i = 0; i < n && !atomic_load(&w->d->stop); i++) {
             void *p = evs[i].data.ptr;
 
@@ -774,6 +839,7 @@ worker_main(void *arg)
                 woken = true;
             else
                 conn_event(w, p, evs[i].events, now);
+            pass_point(w, now);
         }
         if (woken) {
             uint64_t count;
@@ -783,6 +849,7 @@ worker_main(void *arg)
         /* after the read: a wake-up from now on is seen next time */
         if ((woken || now - last_sweep >= TICK_MS) && w->ndeferred > 0)
             retry_deferred(w, now);
+        end_pass(w, now);
         if (now - last_sweep >= TICK_MS) {
             sweep(w, now);
             last_sweep = now;
@@ -882,6 +949,8 @@ httpd_start(const struct httpd_options *o, httpd_handler *fn,
     d->cls = cls;
     d->nw = o->threads > 0 ? o->threads : 1;
     d->o.max_conns = fit_fd_limit(o->max_conns > 0 ? o->max_conns : 1);
+    if (d->o.hold_us == 0)
+        d->o.hold_us = HOLD_US;
     d->budget.limit = o->body_budget;
     atomic_init(&d->budget.used, 0);
     atomic_init(&d->stop, false);
@@ -896,6 +965,7 @@ httpd_start(const struct httpd_options *o, httpd_handler *fn,
 
         w->d = d;
         w->max_conns = (d->o.max_conns + d->nw - 1) / d->nw;
+        w->held_tail = &w->held;
         w->ep = epoll_create1(EPOLL_CLOEXEC);
         w->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         memset(&ev, 0, sizeof(ev));

@@ -64,6 +64,8 @@ struct httpd_options {
                                        long is dropped; 0: none */
     size_t body_budget;             /* bytes of bodies held at once over
                                        all connections; 0: no limit */
+    uint64_t hold_us;               /* how long an answer may wait for
+                                       the rest of its pass; 0: 300 us */
     bool debug;                     /* log connection events to stderr */
 };
 

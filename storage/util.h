@@ -164,5 +164,6 @@ void md5_bytes(const void *p, size_t n, uint8_t out[16]);
 
 uint64_t wall_ms(void);             /* CLOCK_REALTIME: epoch ms */
 uint64_t mono_ms(void);             /* CLOCK_MONOTONIC */
+uint64_t mono_us(void);             /* CLOCK_MONOTONIC, microseconds */
 
 #endif

@@ -4,8 +4,10 @@
  * the same thread serves other connections; httpd_wake() has the callback
  * asked again at once, the tick at the latest, and once it lets go the
  * request is answered, then what was pipelined behind it; a client that
- * hangs up while held costs nothing. One worker thread, so "meanwhile"
- * means the same thread. */
+ * hangs up while held costs nothing. The answers of one pass over the
+ * events go out together at its end, or once the first has waited
+ * 0.3 ms; what was pipelined behind them is served after. One
+ * worker thread, so "meanwhile" means the same thread. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -23,6 +25,27 @@
 static struct httpd *d;
 static atomic_bool hold;                /* defer /held while set */
 static atomic_int asked;                /* defer calls */
+/* Clients of the batch tests, and what the handler saw of them: the most
+ * answers already readable when it was called. */
+#define NCLIENT 3
+static int client[NCLIENT];
+static atomic_int seen_ready;
+
+/* How many clients have an answer waiting (loopback delivers during the
+ * server's send, so a sent answer is readable at once). */
+static int
+clients_ready(void)
+{
+    int n = 0;
+
+    for (int i = 0; i < NCLIENT; i++) {
+        struct pollfd pf = { .fd = client[i], .events = POLLIN };
+
+        if (client[i] > 0 && poll(&pf, 1, 0) == 1)
+            n++;
+    }
+    return n;
+}
 
 static void
 handler(void *cls, struct http_request *rq, struct http_response *resp,
@@ -31,6 +54,14 @@ handler(void *cls, struct http_request *rq, struct http_response *resp,
     (void)cls;
     (void)local;
     (void)peer;
+    if (strncmp(rq->target, "/held", 5) == 0) {
+        int n = clients_ready();
+
+        if (n > atomic_load(&seen_ready))
+            atomic_store(&seen_ready, n);
+        if (strncmp(rq->target, "/heldslow", 9) == 0)
+            usleep(1500);
+    }
     resp->status = 200;
     resp->body = xstrdup(rq->target);
     resp->len = strlen(resp->body);
@@ -41,22 +72,39 @@ defer(void *cls, struct http_request *rq)
 {
     (void)cls;
     atomic_fetch_add(&asked, 1);
-    return atomic_load(&hold) && strcmp(rq->target, "/held") == 0;
+    return atomic_load(&hold) && strncmp(rq->target, "/held", 5) == 0;
 }
 
 static void
-setup(void)
+start(uint64_t hold_us)
 {
     struct httpd_options o;
 
     memset(&o, 0, sizeof(o));
+    o.hold_us = hold_us;
     o.host = "127.0.0.1";
     o.threads = 1;
     o.max_conns = 64;
     atomic_store(&hold, true);
     atomic_store(&asked, 0);
+    atomic_store(&seen_ready, 0);
+    memset(client, 0, sizeof(client));
     d = httpd_start(&o, handler, defer, NULL);
     ck_assert_ptr_nonnull(d);
+}
+
+static void
+setup(void)
+{
+    start(0);
+}
+
+/* Answers may wait a second for their pass: a busy machine's stalls do
+ * not send them early. */
+static void
+setup_long_hold(void)
+{
+    start(1000000);
 }
 
 static void
@@ -236,6 +284,76 @@ START_TEST(test_hang_up_while_held)
 }
 END_TEST
 
+/*
+ * Each client sends path (with its number) and, if pipelined, "/next"
+ * right behind; the defer callback holds them all until they are read,
+ * then one wake-up lets them go, and the thread answers the three in one
+ * pass. Every client gets its answers, in order. Returns seen_ready.
+ */
+static int
+release_together(const char *path, bool pipelined)
+{
+    char buf[4096], req[256];
+
+    for (int i = 0; i < NCLIENT; i++) {
+        int n = snprintf(req, sizeof(req),
+                         "GET %s%d HTTP/1.1\r\nHost: x\r\n\r\n%s", path, i,
+                         pipelined ? "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+                                   : "");
+
+        client[i] = dial();
+        ck_assert_int_eq(send(client[i], req, (size_t)n, 0), n);
+    }
+    for (int i = 0; i < 200 && atomic_load(&asked) < NCLIENT; i++)
+        usleep(10000);
+    ck_assert_int_ge(atomic_load(&asked), NCLIENT);
+    usleep(50000);                      /* the last one read in full */
+    ck_assert_int_eq(clients_ready(), 0);
+    atomic_store(&hold, false);
+    httpd_wake(d);
+    for (int i = 0; i < NCLIENT; i++) {
+        char want[64];
+
+        snprintf(want, sizeof(want), "%s%d", path, i);
+        read_for(client[i], buf, sizeof(buf), 2000);
+        if (pipelined && answers(buf, "/next") == 0)
+            read_for(client[i], buf + strlen(buf),
+                     sizeof(buf) - strlen(buf), 2000);
+        ck_assert_int_eq(answers(buf, want), 1);
+        if (pipelined) {
+            ck_assert_int_eq(answers(buf, "/next"), 1);
+            ck_assert(strstr(buf, want) < strstr(buf, "/next"));
+        }
+        close(client[i]);
+        client[i] = 0;
+    }
+    return atomic_load(&seen_ready);
+}
+
+/* Answers of one pass wait for its end: no client can read its answer
+ * while the thread is still handling the others (setup_long_hold). */
+START_TEST(test_pass_answers_together)
+{
+    ck_assert_int_eq(release_together("/held", false), 0);
+}
+END_TEST
+
+/* ... but not for long: with handlers of 1.5 ms each, the held answers
+ * go out once the first has waited 0.3 ms (the default), so later handlers see some
+ * delivered; what was pipelined behind a sent answer is still served. */
+START_TEST(test_pass_answers_bounded)
+{
+    ck_assert_int_ge(release_together("/heldslow", true), 1);
+}
+END_TEST
+
+/* Pipelined requests behind answers sent at the end of the pass. */
+START_TEST(test_pass_pipelined)
+{
+    ck_assert_int_eq(release_together("/held", true), 0);
+}
+END_TEST
+
 static Suite *
 httpd_suite(void)
 {
@@ -249,6 +367,17 @@ httpd_suite(void)
     tcase_add_test(tc, test_tick_asks_again);
     tcase_add_test(tc, test_pipelined_behind_held);
     tcase_add_test(tc, test_hang_up_while_held);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("pass");
+    tcase_add_checked_fixture(tc, setup_long_hold, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_pass_answers_together);
+    tcase_add_test(tc, test_pass_pipelined);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("pass-bound");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_pass_answers_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
