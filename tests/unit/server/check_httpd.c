@@ -367,17 +367,13 @@ httpd_suite(void)
     tcase_add_test(tc, test_tick_asks_again);
     tcase_add_test(tc, test_pipelined_behind_held);
     tcase_add_test(tc, test_hang_up_while_held);
+    tcase_add_test(tc, test_pass_answers_bounded);     /* default bound */
     suite_add_tcase(s, tc);
     tc = tcase_create("pass");
     tcase_add_checked_fixture(tc, setup_long_hold, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_pass_answers_together);
     tcase_add_test(tc, test_pass_pipelined);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("pass-bound");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_pass_answers_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
