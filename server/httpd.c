@@ -332,9 +332,8 @@ wbuf_add(struct conn *c, const char *p, size_t n)
     c->wlen += n;
 }
 
-/* During a pass: queue c's answer for send_held(). Returns true (c is
- * not closed here). */
-static bool
+/* During a pass: queue c's answer for send_held(). */
+static void
 hold(struct worker *w, struct conn *c)
 {
     if (w->held == NULL)
@@ -342,7 +341,6 @@ hold(struct worker *w, struct conn *c)
     c->held_next = NULL;
     *w->held_tail = c;
     w->held_tail = &c->held_next;
-    return true;
 }
 
 /* Call the handler on the finished (or refused) request and send its
@@ -400,8 +398,10 @@ respond(struct worker *w, struct conn *c, uint64_t now)
     c->boff = 0;
     c->phase = P_WRITE;
     c->since_ms = now;
-    if (w->in_pass)
-        return hold(w, c);
+    if (w->in_pass) {
+        hold(w, c);
+        return true;
+    }
     return write_more(w, c, now);
 }
 

@@ -489,31 +489,28 @@ bytes_cmp(const void *a, size_t alen, const void *b, size_t blen)
  * ---------------------------------------------------------------------- */
 
 static uint64_t
-clock_ms(clockid_t id)
+clock_us(clockid_t id)
 {
     struct timespec ts;
 
     clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 uint64_t
 wall_ms(void)
 {
-    return clock_ms(CLOCK_REALTIME);
+    return clock_us(CLOCK_REALTIME) / 1000u;
 }
 
 uint64_t
 mono_ms(void)
 {
-    return clock_ms(CLOCK_MONOTONIC);
+    return clock_us(CLOCK_MONOTONIC) / 1000u;
 }
 
 uint64_t
 mono_us(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return clock_us(CLOCK_MONOTONIC);
 }
