@@ -55,12 +55,7 @@ struct backups {
 static void
 sync_path(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-    if (fd >= 0) {
-        (void)fsync(fd);
-        (void)close(fd);
-    }
+    sync_close(open(path, O_RDONLY | O_CLOEXEC), false);
 }
 
 static char *

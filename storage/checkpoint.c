@@ -66,12 +66,7 @@ file_open(const struct partition *p, const char *suffix)
 static void
 file_sync(const struct partition *p, const char *suffix)
 {
-    int fd = file_open(p, suffix);
-
-    if (fd < 0)
-        return;
-    (void)fdatasync(fd);
-    close(fd);
+    sync_close(file_open(p, suffix), true);
 }
 
 /* Writes p's WAL out to disk without p's lock. A checkpoint under

@@ -89,15 +89,9 @@ storage_touch(const char *path, struct ddb_err *err)
 void
 storage_sync_dir(const struct storage *s, const char *dir)
 {
-    int fd;
-
     if (s->opts.durability != STORAGE_DURABLE_POWER || dir == NULL)
         return;
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        (void)close(fd);
-    }
+    sync_close(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), false);
 }
 
 void

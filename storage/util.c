@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "storage/util.h"
 
@@ -482,6 +483,22 @@ bytes_cmp(const void *a, size_t alen, const void *b, size_t blen)
     if (c != 0)
         return c < 0 ? -1 : 1;
     return alen < blen ? -1 : alen > blen;
+}
+
+/* ------------------------------------------------------------------------
+ * Files
+ * ---------------------------------------------------------------------- */
+
+void
+sync_close(int fd, bool data_only)
+{
+    if (fd < 0)
+        return;
+    if (data_only)
+        (void)fdatasync(fd);
+    else
+        (void)fsync(fd);
+    (void)close(fd);
 }
 
 /* ------------------------------------------------------------------------

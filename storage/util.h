@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* util.h - the small helpers every layer shares, defined once: allocation
  * that aborts on out-of-memory (tmux's xmalloc.c), a growable string buffer
- * (jansson's strbuffer), JSON member helpers, hex, byte comparison and the
- * clocks. storage/ is the bottom layer, so server/ and api/ include it too;
- * conf/ stays free of it. */
+ * (jansson's strbuffer), JSON member helpers, hex, byte comparison,
+ * best-effort file syncs and the clocks. storage/ is the bottom layer, so
+ * server/ and api/ include it too; conf/ stays free of it. */
 #ifndef SHARDLOCAL_UTIL_H
 #define SHARDLOCAL_UTIL_H
 
@@ -157,6 +157,15 @@ int hex_digit(int c);
 int bytes_cmp(const void *a, size_t alen, const void *b, size_t blen);
 /* MD5 (RFC 1321) of n bytes into out. */
 void md5_bytes(const void *p, size_t n, uint8_t out[16]);
+
+/* ------------------------------------------------------------------------
+ * Files
+ * ---------------------------------------------------------------------- */
+
+/* fsync() fd (fdatasync() when data_only) and close it; nothing when fd is
+ * negative. Best effort: errors are ignored, for callers whose sync is an
+ * extra safeguard (a commit's own sync is SQLite's). */
+void sync_close(int fd, bool data_only);
 
 /* ------------------------------------------------------------------------
  * Clocks, in milliseconds.
