@@ -163,12 +163,11 @@ void md5_bytes(const void *p, size_t n, uint8_t out[16]);
  * ---------------------------------------------------------------------- */
 
 /* fsync() fd (fdatasync() when data_only) and close it; nothing when fd is
- * negative. Best effort: errors are ignored, for callers whose sync is an
- * extra safeguard (a commit's own sync is SQLite's). */
+ * negative. Best effort: errors are ignored. */
 void sync_close(int fd, bool data_only);
 
 /* ------------------------------------------------------------------------
- * Clocks, in milliseconds.
+ * Clocks
  * ---------------------------------------------------------------------- */
 
 uint64_t wall_ms(void);             /* CLOCK_REALTIME: epoch ms */
